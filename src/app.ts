@@ -1,0 +1,134 @@
+// Builds the Fastify server: the contract's operations under /v1, the contract itself, health probes,
+// and the single place where every error becomes the Error body.
+import type { Writable } from 'node:stream';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { LogLevel } from './config.js';
+import type { Contract } from './contract/document.js';
+import { apiError } from './contract/errorBody.js';
+import type { Handlers } from './contract/types.js';
+import { API_ROOT, createBackend } from './http/backend.js';
+import { errorResultFor } from './http/errors.js';
+import { send, toWire } from './http/reply.js';
+import { requestIdFor } from './http/requestId.js';
+import { handlers as defaultHandlers } from './operations/index.js';
+import type { Store } from './store/store.js';
+
+export interface AppOptions {
+  contract: Contract;
+  store: Store;
+  logLevel?: LogLevel;
+  /** Where log lines go; standard output when absent. */
+  logStream?: Writable;
+  now?: () => Date;
+  handlers?: Handlers;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The Content-Type the client sent; see the onRequest hook. */
+    declaredContentType: string | undefined;
+  }
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { contract, store, now = () => new Date() } = options;
+  const app = Fastify({
+    logger: {
+      level: options.logLevel ?? 'info',
+      ...(options.logStream ? { stream: options.logStream } : {}),
+      // Fastify's request serializer logs no headers; this keeps it so if serializers ever change.
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
+        censor: '[redacted]',
+      },
+    },
+    genReqId: (request) => requestIdFor(request.headers['x-request-id']),
+    // Long enough that an over-long id reaches validation (400) instead of failing to route (404).
+    routerOptions: { maxParamLength: 4096 },
+    requestTimeout: 30_000,
+    keepAliveTimeout: 5_000,
+    clientErrorHandler: (error, socket) => {
+      const status = (error as { code?: string }).code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+      const body = JSON.stringify(
+        apiError(status, status === 431 ? 'headers_too_large' : 'bad_request', 'Malformed HTTP request').body,
+      );
+      if (socket.writable) {
+        socket.end(
+          `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      } else {
+        socket.destroy(error);
+      }
+    },
+    frameworkErrors: (error, request, reply) => {
+      reply.header('X-Request-Id', request.id);
+      send(reply, toWire(errorResultFor(error).result));
+    },
+  });
+
+  app.decorateRequest('declaredContentType', undefined);
+  app.addHook('onRequest', async (request, reply) => {
+    // Answers are for one authenticated caller, or refusals: no cache may keep any of them.
+    reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
+    // Fastify refuses a malformed Content-Type (415) before any route runs, which would answer before
+    // authentication. The header is kept aside and the body handed over unparsed; http/body.ts judges it
+    // once the caller is known.
+    request.declaredContentType = request.headers['content-type'];
+    delete request.headers['content-type'];
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+
+  app.setErrorHandler((error, request, reply) => {
+    const { result, expected } = errorResultFor(error);
+    if (!expected) request.log.error({ err: error }, 'request failed');
+    send(reply, toWire(result));
+  });
+  app.setNotFoundHandler((_request, reply) =>
+    send(reply, toWire(apiError(404, 'not_found', 'No such path'))),
+  );
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    let ready = false;
+    try {
+      ready = store.isReady();
+    } catch {
+      // A database that throws is as unready as one that answers no.
+    }
+    if (ready) return { status: 'ready' };
+    return send(reply, toWire(apiError(503, 'service_unavailable', 'The database is not answering')));
+  });
+  app.get(`${API_ROOT}/openapi.yaml`, async (_request, reply) =>
+    reply.type('application/yaml').send(contract.yamlText),
+  );
+  app.get(`${API_ROOT}/openapi.json`, async (_request, reply) =>
+    reply.type('application/json').send(contract.jsonText),
+  );
+
+  const backend = await createBackend({
+    contract,
+    store,
+    now,
+    handlers: options.handlers ?? defaultHandlers,
+  });
+  app.all(`${API_ROOT}/*`, async (request, reply) => {
+    const headers = { ...request.headers } as Record<string, string | string[]>;
+    if (request.declaredContentType !== undefined) headers['content-type'] = request.declaredContentType;
+    const wire = await backend.dispatch({
+      request,
+      reply,
+      contentType: request.declaredContentType,
+      apiRequest: {
+        method: request.method,
+        path: request.url.split('?')[0] as string,
+        query: request.query as Record<string, string | string[]>,
+        headers,
+      },
+    });
+    return send(reply, wire);
+  });
+
+  return app;
+}

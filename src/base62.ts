@@ -1,0 +1,27 @@
+// Fixed-width base62 text for random identifiers: no `-` or `_`, so a double-click selects the whole token.
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Encodes `bytes` as exactly `width` base62 characters (left-padded with `0`). */
+export function toBase62(bytes: Uint8Array, width: number): string {
+  let value = 0n;
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+  let text = '';
+  while (value > 0n) {
+    text = ALPHABET[Number(value % 62n)] + text;
+    value /= 62n;
+  }
+  if (text.length > width)
+    throw new RangeError(`${bytes.length} bytes do not fit in ${width} base62 characters`);
+  return text.padStart(width, '0');
+}
+
+/** `byteCount` random bytes as base62; 16 bytes need 22 characters, 24 bytes need 33. */
+export function randomBase62(byteCount: number, width: number): string {
+  return toBase62(randomBytes(byteCount), width);
+}
+
+export function isBase62(text: string): boolean {
+  return /^[0-9A-Za-z]*$/.test(text);
+}

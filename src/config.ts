@@ -1,0 +1,93 @@
+// Reads the environment once into a typed Config, or fails with a message naming the bad variable.
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const SYNCHRONOUS_MODES = ['FULL', 'EXTRA', 'NORMAL'] as const;
+export type SynchronousMode = (typeof SYNCHRONOUS_MODES)[number];
+
+export interface Config {
+  port: number;
+  host: string;
+  databasePath: string;
+  logLevel: LogLevel;
+  synchronous: SynchronousMode;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export const DEFAULT_DATABASE_URL = 'data/store.db';
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    port: parsePort(env.PORT),
+    host: parseHost(env.HOST),
+    databasePath: loadDatabasePath(env),
+    logLevel: parseChoice('LOG_LEVEL', env.LOG_LEVEL?.toLowerCase(), LOG_LEVELS, 'info'),
+    synchronous: loadSynchronous(env),
+  };
+}
+
+/** The database settings alone: the CLI needs them but must not fail on a server-only variable. */
+export function loadDatabasePath(env: NodeJS.ProcessEnv = process.env): string {
+  return parseDatabaseUrl(env.DATABASE_URL ?? DEFAULT_DATABASE_URL);
+}
+
+export function loadSynchronous(env: NodeJS.ProcessEnv = process.env): SynchronousMode {
+  return parseChoice('SQLITE_SYNCHRONOUS', env.SQLITE_SYNCHRONOUS?.toUpperCase(), SYNCHRONOUS_MODES, 'FULL');
+}
+
+function parsePort(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 3000;
+  if (!/^[0-9]{1,5}$/.test(raw) || Number(raw) > 65535) {
+    throw new ConfigError(`PORT must be a whole number from 0 to 65535, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function parseHost(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return '127.0.0.1';
+  if (/\s/.test(raw)) throw new ConfigError(`HOST must be a host name or address, got "${raw}"`);
+  return raw;
+}
+
+/** Accepts a plain path or a `file:` URL (`file:///abs/path.db`, `file:relative.db`); query strings are refused. */
+export function parseDatabaseUrl(raw: string): string {
+  if (raw.trim() === '') throw new ConfigError('DATABASE_URL must not be empty');
+  let path = raw;
+  if (raw.startsWith('file:')) {
+    if (raw.includes('?')) throw new ConfigError(`DATABASE_URL must not carry query options, got "${raw}"`);
+    path = raw.startsWith('file://') ? safeFileUrlToPath(raw) : decodeURIComponent(raw.slice('file:'.length));
+  } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
+    throw new ConfigError(`DATABASE_URL must be a SQLite file path or a file: URL, got "${raw}"`);
+  }
+  if (path === '' || path === ':memory:') {
+    throw new ConfigError(`DATABASE_URL must name a file: the server and the CLI share it, got "${raw}"`);
+  }
+  return isAbsolute(path) ? path : resolve(path);
+}
+
+function safeFileUrlToPath(raw: string): string {
+  try {
+    return fileURLToPath(raw);
+  } catch {
+    throw new ConfigError(`DATABASE_URL is not a valid file: URL, got "${raw}"`);
+  }
+}
+
+function parseChoice<T extends string>(
+  name: string,
+  raw: string | undefined,
+  choices: readonly T[],
+  fallback: T,
+): T {
+  if (raw === undefined || raw === '') return fallback;
+  if (!(choices as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}

@@ -1,0 +1,41 @@
+// Strict handler types derived from generated/: a handler can only return a status the contract documents
+// for its operation, with that status's body, so an undocumented answer fails `tsc`.
+import type { operations } from '../../generated/openapi.js';
+import type { Principal, Store } from '../store/store.js';
+
+export type OperationId = keyof operations;
+
+type Responses<Op extends OperationId> = operations[Op]['responses'];
+/** `default` is left out on purpose: it is the server's unexpected-error answer, never a handler's choice. */
+type DocumentedStatus<Op extends OperationId> = Extract<Exclude<keyof Responses<Op>, 'default'>, number>;
+
+type ResultFor<Response, Status> = Response extends { content: { 'application/json': infer Body } }
+  ? { status: Status; body: Body; headers?: Record<string, string> }
+  : { status: Status; body?: undefined; headers?: Record<string, string> };
+
+export type Result<Op extends OperationId> = {
+  [Status in DocumentedStatus<Op>]: ResultFor<Responses<Op>[Status], Status>;
+}[DocumentedStatus<Op>];
+
+type Parameters<Op extends OperationId> = operations[Op]['parameters'];
+type DeclaredBody<Op extends OperationId> = NonNullable<operations[Op]['requestBody']>;
+type RequestBody<Op extends OperationId> = [DeclaredBody<Op>] extends [never]
+  ? undefined
+  : DeclaredBody<Op> extends { content: { 'application/json': infer Body } }
+    ? Body
+    : undefined;
+
+export interface Input<Op extends OperationId> {
+  path: Parameters<Op>['path'];
+  body: RequestBody<Op>;
+}
+
+export interface Dependencies {
+  store: Store;
+  principal: Principal;
+  now: () => Date;
+}
+
+export type Handler<Op extends OperationId> = (input: Input<Op>, dependencies: Dependencies) => Result<Op>;
+
+export type Handlers = { [Op in OperationId]: Handler<Op> };

@@ -1,0 +1,171 @@
+// openapi-backend routes each request to its operation and validates it against openapi.yaml. Its stages
+// run in this order, which is the API's documented order of checks:
+//   routing (404/405) → sunset (410) → bearer auth (401) → body (413/400) → contract validation (400) → handler.
+
+import addFormats from 'ajv-formats';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Request as ApiRequest, type Context, OpenAPIBackend } from 'openapi-backend';
+import type { OpenAPIV3 } from 'openapi-types';
+import { type DeprecationPolicy, deprecationPolicies, isPastSunset } from '../contract/deprecation.js';
+import { type Contract, operationsOf } from '../contract/document.js';
+import { apiError } from '../contract/errorBody.js';
+import type { Dependencies, Handlers, OperationId } from '../contract/types.js';
+import type { Principal, Store } from '../store/store.js';
+import { authenticate, WWW_AUTHENTICATE } from './auth.js';
+import { readJsonBody } from './body.js';
+import { entityTag, matchesIfNoneMatch } from './conditional.js';
+import { ApiError } from './errors.js';
+import { allowedMethodsOf } from './methods.js';
+import { invalidIntegerParameter } from './parameters.js';
+import { toWire, type WireResponse } from './reply.js';
+
+export const API_ROOT = '/v1';
+
+/** What openapi-backend hands every stage for one request. */
+export interface Exchange {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  /** The request as openapi-backend sees it; its body is filled in once the caller is authenticated. */
+  apiRequest: ApiRequest;
+  /** The Content-Type the client sent (see app.ts for why it is kept aside). */
+  contentType: string | undefined;
+}
+
+export interface BackendOptions {
+  contract: Contract;
+  store: Store;
+  handlers: Handlers;
+  now: () => Date;
+}
+
+export interface Backend {
+  dispatch(exchange: Exchange): Promise<WireResponse>;
+}
+
+export async function createBackend({ contract, store, handlers, now }: BackendOptions): Promise<Backend> {
+  const operations = operationsOf(contract.document);
+  const policies = deprecationPolicies(operations);
+  const allowedMethods = allowedMethodsOf(operations);
+  const conditional = new Set(
+    operations.filter(({ definition }) => supportsConditionalGet(definition)).map((o) => o.operationId),
+  );
+
+  const api = new OpenAPIBackend({
+    definition: contract.document,
+    apiRoot: API_ROOT,
+    strict: true,
+    coerceTypes: true,
+    customizeAjv: (ajv) => addFormats.default(ajv, ['date-time']),
+    securityHandlers: {
+      bearerAuth: (_context: Context, { request }: Exchange): Principal | false =>
+        authenticate(request.headers.authorization, store) ?? false,
+    },
+    handlers: {
+      notFound: () => toWire(apiError(404, 'not_found', 'No such path')),
+      methodNotAllowed: (_context: Context, { apiRequest }: Exchange) => {
+        const allow = allowedMethods(apiRequest.path.slice(API_ROOT.length)).join(', ');
+        return toWire(
+          apiError(405, 'method_not_allowed', `${apiRequest.method} is not allowed here; use ${allow}`, {
+            Allow: allow,
+          }),
+        );
+      },
+      postRoutingHandler: (context: Context, { reply }: Exchange) => {
+        // Also called when routing failed, with no operation.
+        const policy = context.operation && policies.get(context.operation.operationId as string);
+        if (policy) applyDeprecation(policy, reply, now());
+      },
+      unauthorizedHandler: () =>
+        toWire(
+          apiError(401, 'unauthorized', 'A valid API key is required', {
+            'WWW-Authenticate': WWW_AUTHENTICATE,
+          }),
+        ),
+      postSecurityHandler: async (context: Context, exchange: Exchange) => {
+        if (!context.security.authorized) return;
+        const invalid = invalidIntegerParameter(
+          context.operation as OpenAPIV3.OperationObject,
+          context.request.params,
+        );
+        if (invalid) throw new ApiError(invalid);
+        if (context.operation.requestBody) {
+          const { request, apiRequest, contentType } = exchange;
+          apiRequest.body = await readJsonBody(
+            request.body as never,
+            contentType,
+            request.headers['content-length'],
+          );
+        }
+      },
+      validationFail: (context: Context) =>
+        toWire(apiError(400, 'invalid_request', describeValidationErrors(context))),
+      ...operationHandlers(),
+    },
+  });
+  await api.init();
+
+  function operationHandlers() {
+    const registered: Record<string, (context: Context, exchange: Exchange) => WireResponse> = {};
+    for (const operationId of Object.keys(handlers) as OperationId[]) {
+      const handler = handlers[operationId] as (
+        input: unknown,
+        dependencies: Dependencies,
+      ) => { status: number };
+      registered[operationId] = (context, exchange) => {
+        const principal = context.security.bearerAuth as Principal;
+        // context.request is re-parsed from the raw path after validation, so only the validator's
+        // coerced copy has the parameters as the contract's types.
+        const input = { path: context.validation.coerced?.params, body: exchange.apiRequest.body };
+        const wire = toWire(handler(input, { store, principal, now }));
+        return conditional.has(operationId)
+          ? conditionalGet(wire, exchange.request.headers['if-none-match'])
+          : wire;
+      };
+    }
+    return registered;
+  }
+
+  return {
+    dispatch: (exchange) => api.handleRequest(exchange.apiRequest, exchange) as Promise<WireResponse>,
+  };
+}
+
+function applyDeprecation(policy: DeprecationPolicy, reply: FastifyReply, now: Date): void {
+  reply.headers(policy.headers);
+  if (isPastSunset(policy, now)) {
+    const sunset = policy.sunsetAt?.toISOString();
+    throw new ApiError(apiError(410, 'gone', `${policy.operationId} was removed at its sunset, ${sunset}`));
+  }
+}
+
+/** An operation whose 200 documents an ETag and which documents a 304 answers If-None-Match. */
+function supportsConditionalGet(definition: OpenAPIV3.OperationObject): boolean {
+  const ok = definition.responses['200'] as OpenAPIV3.ResponseObject | undefined;
+  return Boolean(ok?.headers?.ETag && definition.responses['304']);
+}
+
+function conditionalGet(wire: WireResponse, ifNoneMatch: string | undefined): WireResponse {
+  if (wire.status !== 200 || wire.payload === undefined) return wire;
+  const etag = entityTag(wire.payload);
+  if (matchesIfNoneMatch(ifNoneMatch, etag)) return { status: 304, headers: { ...wire.headers, ETag: etag } };
+  return { ...wire, headers: { ...wire.headers, ETag: etag } };
+}
+
+function describeValidationErrors(context: Context): string {
+  // openapi-backend adds a `parse` error for any non-object JSON body; the body was already parsed by us,
+  // so the schema's own complaint ("must be object") is the useful one.
+  const errors = (context.validation.errors ?? []).filter((error) => error.keyword !== 'parse');
+  const first = errors[0];
+  if (!first) return 'The request does not match the contract';
+  const where = first.instancePath.replace(/^\/(path|query|header|requestBody)\/?/, (_m, part: string) =>
+    part === 'requestBody' ? 'body/' : '',
+  );
+  const field = where.replace(/\/$/, '') || 'body';
+  const detail =
+    first.keyword === 'additionalProperties'
+      ? `must not have the property "${(first.params as { additionalProperty: string }).additionalProperty}"`
+      : first.keyword === 'required' && first.instancePath === ''
+        ? 'the request body is required'
+        : first.message;
+  return `${field}: ${detail}`;
+}

@@ -1,0 +1,13 @@
+// Strong ETags over the serialized body, and If-None-Match matching (RFC 9110 section 13.1.2).
+import { createHash } from 'node:crypto';
+
+export function entityTag(serializedBody: string): string {
+  return `"${createHash('sha256').update(serializedBody).digest('base64url').slice(0, 22)}"`;
+}
+
+/** True when If-None-Match names `etag` (weak comparison, as the RFC requires for this header) or is `*`. */
+export function matchesIfNoneMatch(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
+}

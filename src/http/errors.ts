@@ -1,0 +1,66 @@
+// The one error shape. Every error, whoever raised it, becomes an Error body here, with `status` equal to
+// the HTTP status; unexpected ones become a generic 500 whose details go only to the log.
+import { apiError, type ErrorResult } from '../contract/errorBody.js';
+
+/** For the few places that cannot return a result (library hooks); turned into a reply by errorResultFor. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+
+  constructor(readonly result: ErrorResult) {
+    super(result.body.message);
+  }
+}
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const INTERNAL = apiError(500, 'internal_error', 'An unexpected error occurred');
+
+/** `expected` is false when the error is a bug or an outage that belongs in the error log. */
+export function errorResultFor(error: unknown): { result: ErrorResult; expected: boolean } {
+  if (error instanceof ApiError) return { result: error.result, expected: true };
+  const { code, statusCode, message } = (error ?? {}) as {
+    code?: unknown;
+    statusCode?: unknown;
+    message?: unknown;
+  };
+  switch (code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return expected(payloadTooLarge());
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return expected(unsupportedContentType());
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return expected(apiError(400, 'invalid_json', 'The request body is not valid JSON'));
+    case 'SQLITE_BUSY':
+    case 'SQLITE_BUSY_SNAPSHOT':
+    case 'SQLITE_LOCKED':
+      return {
+        result: apiError(503, 'service_unavailable', 'The database is busy; retry shortly', {
+          'Retry-After': '1',
+        }),
+        expected: false,
+      };
+  }
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    const text = typeof message === 'string' && message !== '' ? message : 'Bad request';
+    return expected(apiError(statusCode, statusCode === 404 ? 'not_found' : 'bad_request', text));
+  }
+  if (statusCode === 503)
+    return expected(apiError(503, 'service_unavailable', 'The server is shutting down'));
+  return { result: INTERNAL, expected: false };
+}
+
+export function payloadTooLarge(): ErrorResult<413> {
+  return apiError(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes`, {
+    Connection: 'close',
+  });
+}
+
+export function unsupportedContentType(): ErrorResult<400> {
+  return apiError(400, 'unsupported_content_type', 'Content-Type must be application/json');
+}
+
+function expected(result: ErrorResult) {
+  return { result, expected: true };
+}

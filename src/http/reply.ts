@@ -1,0 +1,28 @@
+// The last step of every answer: a result value becomes status, headers and a serialized JSON payload.
+import type { FastifyReply } from 'fastify';
+
+/** What a handler or an error mapping returns, before serialization. */
+export interface ResultValue {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A result as it goes on the wire: the body already serialized, so ETags can be computed over it. */
+export interface WireResponse {
+  status: number;
+  headers: Record<string, string>;
+  payload?: string;
+}
+
+export function toWire({ status, body, headers }: ResultValue): WireResponse {
+  const wire: WireResponse = { status, headers: { ...headers } };
+  if (body !== undefined) wire.payload = JSON.stringify(body);
+  return wire;
+}
+
+export function send(reply: FastifyReply, { status, headers, payload }: WireResponse): FastifyReply {
+  reply.code(status).headers(headers);
+  if (payload === undefined) return reply.send();
+  return reply.type('application/json').send(payload);
+}

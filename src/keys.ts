@@ -1,0 +1,43 @@
+// API key format: `sok_` + 33 base62 characters of 192 random bits + a 6-character checksum.
+// The checksum lets a mistyped or made-up key be refused without touching the database.
+import { createHash } from 'node:crypto';
+import { randomBase62, toBase62 } from './base62.js';
+
+export const KEY_PREFIX = 'sok_';
+const RANDOM_BYTES = 24;
+const RANDOM_WIDTH = 33;
+const CHECKSUM_WIDTH = 6;
+export const KEY_LENGTH = KEY_PREFIX.length + RANDOM_WIDTH + CHECKSUM_WIDTH;
+/**
+ * The part of a key kept in clear for people to tell keys apart. It is 7 characters so that no
+ * 8-character piece of any key is ever stored.
+ */
+export const DISPLAY_PREFIX_LENGTH = 7;
+
+export function generateKey(): string {
+  const body = KEY_PREFIX + randomBase62(RANDOM_BYTES, RANDOM_WIDTH);
+  return body + checksum(body);
+}
+
+/** True when `candidate` has the key shape and a matching checksum. Runs no lookup. */
+export function isWellFormedKey(candidate: string): boolean {
+  if (candidate.length !== KEY_LENGTH || !candidate.startsWith(KEY_PREFIX)) return false;
+  if (!/^[0-9A-Za-z]+$/.test(candidate.slice(KEY_PREFIX.length))) return false;
+  const body = candidate.slice(0, -CHECKSUM_WIDTH);
+  return checksum(body) === candidate.slice(-CHECKSUM_WIDTH);
+}
+
+/** The only form of a key the store keeps: a fixed-length SHA-256 digest. */
+export function keyDigest(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+export function displayPrefix(key: string): string {
+  return key.slice(0, DISPLAY_PREFIX_LENGTH);
+}
+
+function checksum(body: string): string {
+  const digest = createHash('sha256').update(body, 'utf8').digest();
+  // 4 bytes give 32 bits of checksum; 62^6 > 2^32, so 6 characters always hold them.
+  return toBase62(digest.subarray(0, 4), CHECKSUM_WIDTH);
+}

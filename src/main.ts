@@ -1,0 +1,4 @@
+// Process entry for `npm start`.
+import { runServer } from './server.js';
+
+await runServer();

@@ -1,0 +1,19 @@
+// DELETE /store/orders/{orderId}: a pending order is cancelled; a shipped one is left alone.
+
+import { apiError } from '../contract/errorBody.js';
+import type { Handler } from '../contract/types.js';
+
+export const cancelOrder: Handler<'cancelOrder'> = ({ path: { orderId } }, { store }) => {
+  switch (store.cancelOrder(orderId)) {
+    case 'cancelled':
+      return { status: 204 };
+    case 'shipped':
+      return apiError(
+        409,
+        'order_already_shipped',
+        `Order ${orderId} has already shipped and cannot be cancelled`,
+      );
+    case 'missing':
+      return apiError(404, 'order_not_found', `No order ${orderId}`);
+  }
+};

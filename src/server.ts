@@ -1,0 +1,66 @@
+// Runs the server as a process: config → store → app → listen, and a graceful stop on SIGTERM or SIGINT.
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { loadContract } from './contract/document.js';
+import { openSqliteStore } from './store/sqlite/sqliteStore.js';
+
+const STOP_DEADLINE_MS = 10_000;
+
+export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return exitWith(`store-orders: bad configuration: ${error.message}`);
+    throw error;
+  }
+  const contract = loadContract();
+  let store: ReturnType<typeof openSqliteStore>;
+  try {
+    store = openSqliteStore(config.databasePath, { synchronous: config.synchronous });
+  } catch (error) {
+    return exitWith(`store-orders: cannot open database ${config.databasePath}: ${(error as Error).message}`);
+  }
+  const app = await buildApp({ contract, store, logLevel: config.logLevel });
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      app.log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    app.log.info({ signal }, 'stopping: no new connections, finishing requests in flight');
+    setTimeout(() => {
+      app.log.error('requests still in flight at the stop deadline: exiting now');
+      process.exit(1);
+    }, STOP_DEADLINE_MS).unref();
+    app
+      .close()
+      .then(() => {
+        store.close();
+        app.log.info('stopped');
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        app.log.error({ err: error }, 'stop failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    store.close();
+    return exitWith(
+      `store-orders: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`,
+    );
+  }
+}
+
+function exitWith(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,45 @@
+// Versioned schema: migration N brings `PRAGMA user_version` from N-1 to N. Append only; never edit a shipped one.
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE accounts (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE CHECK (length(name) BETWEEN 1 AND 200),
+    created_at TEXT NOT NULL
+  );
+
+  CREATE TABLE api_keys (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL REFERENCES accounts (id),
+    digest BLOB NOT NULL UNIQUE CHECK (length(digest) = 32),
+    display_prefix TEXT NOT NULL CHECK (length(display_prefix) < 8),
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+  );
+
+  CREATE TABLE orders (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    pet_id INTEGER CHECK (pet_id >= 1),
+    quantity INTEGER CHECK (quantity BETWEEN 1 AND 2147483647),
+    ship_date TEXT,
+    complete INTEGER CHECK (complete IN (0, 1)),
+    status TEXT NOT NULL CHECK (status IN ('pending', 'shipped', 'cancelled')),
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+
+  CREATE TABLE messages (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    account_id INTEGER NOT NULL REFERENCES accounts (id),
+    body TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('queued')),
+    created_at TEXT NOT NULL
+  );
+
+  CREATE TABLE pets (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL CHECK (length(name) >= 1),
+    created_at TEXT NOT NULL
+  );
+  `,
+];

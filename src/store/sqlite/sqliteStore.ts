@@ -1,0 +1,278 @@
+// The better-sqlite3 Store. Every statement is prepared once; every write transaction is IMMEDIATE.
+import type Database from 'better-sqlite3';
+import type { SynchronousMode } from '../../config.js';
+import type {
+  Account,
+  ActiveKey,
+  AdminStore,
+  CancelOutcome,
+  KeyListing,
+  Message,
+  NewMessage,
+  NewOrder,
+  Order,
+  OrderStatus,
+  Pet,
+  RevokeOutcome,
+  ShipOutcome,
+  StoredMessage,
+  StoredOrder,
+} from '../store.js';
+import { openDatabase } from './open.js';
+
+interface OrderRow {
+  id: number;
+  pet_id: number | null;
+  quantity: number | null;
+  ship_date: string | null;
+  complete: number | null;
+}
+
+interface StoredOrderRow extends OrderRow {
+  status: OrderStatus;
+  created_at: string;
+  updated_at: string;
+}
+
+interface KeyRow {
+  id: number;
+  account: string;
+  display_prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+interface MessageRow {
+  id: string;
+  account_id: number;
+  body: string;
+  status: 'queued';
+  created_at: string;
+}
+
+export interface SqliteStoreOptions {
+  synchronous: SynchronousMode;
+  now?: () => Date;
+}
+
+export function openSqliteStore(path: string, options: SqliteStoreOptions): SqliteStore {
+  return new SqliteStore(openDatabase(path, options), options.now ?? (() => new Date()));
+}
+
+export class SqliteStore implements AdminStore {
+  readonly #db: Database.Database;
+  readonly #now: () => string;
+  readonly #statements;
+
+  constructor(db: Database.Database, now: () => Date) {
+    this.#db = db;
+    this.#now = () => now().toISOString();
+    this.#statements = {
+      listOrders: db.prepare<[], OrderRow>(
+        `SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE status <> 'cancelled' ORDER BY id`,
+      ),
+      listAllOrders: db.prepare<[], StoredOrderRow>(`SELECT * FROM orders ORDER BY id`),
+      orderById: db.prepare<[number], StoredOrderRow>(`SELECT * FROM orders WHERE id = ?`),
+      orderStatus: db.prepare<[number], { status: OrderStatus }>(`SELECT status FROM orders WHERE id = ?`),
+      moveOrder: db.prepare<[OrderStatus, string, number, OrderStatus]>(
+        `UPDATE orders SET status = ?, updated_at = ? WHERE id = ? AND status = ?`,
+      ),
+      insertOrder: db.prepare<
+        [number | null, number | null, string | null, number, OrderStatus, string, string]
+      >(
+        `INSERT INTO orders (pet_id, quantity, ship_date, complete, status, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      insertMessage: db.prepare<[string, number, string, string]>(
+        `INSERT INTO messages (id, account_id, body, status, created_at) VALUES (?, ?, ?, 'queued', ?)`,
+      ),
+      listMessages: db.prepare<[], MessageRow>(
+        `SELECT id, account_id, body, status, created_at FROM messages ORDER BY seq`,
+      ),
+      petById: db.prepare<[number], Pet>(`SELECT id, name FROM pets WHERE id = ?`),
+      insertPet: db.prepare<[string, string]>(`INSERT INTO pets (name, created_at) VALUES (?, ?)`),
+      activeKey: db.prepare<[Buffer], { id: number; account_id: number; digest: Buffer }>(
+        `SELECT id, account_id, digest FROM api_keys WHERE digest = ? AND revoked_at IS NULL`,
+      ),
+      insertKey: db.prepare<[number, Buffer, string, string]>(
+        `INSERT INTO api_keys (account_id, digest, display_prefix, created_at) VALUES (?, ?, ?, ?)`,
+      ),
+      listKeys: db.prepare<[], KeyRow>(
+        `SELECT k.id, a.name AS account, k.display_prefix, k.created_at, k.revoked_at
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id`,
+      ),
+      keyById: db.prepare<[number | bigint], KeyRow>(
+        `SELECT k.id, a.name AS account, k.display_prefix, k.created_at, k.revoked_at
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.id = ?`,
+      ),
+      keyIdByDigest: db.prepare<[Buffer], { id: number }>(`SELECT id FROM api_keys WHERE digest = ?`),
+      revokeKey: db.prepare<[string, number]>(
+        `UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`,
+      ),
+      accountByName: db.prepare<[string], { id: number; name: string; created_at: string }>(
+        `SELECT id, name, created_at FROM accounts WHERE name = ?`,
+      ),
+      insertAccount: db.prepare<[string, string]>(`INSERT INTO accounts (name, created_at) VALUES (?, ?)`),
+      ping: db.prepare<[], { ok: number }>(`SELECT 1 AS ok`),
+    };
+  }
+
+  listOrders(): Order[] {
+    return this.#statements.listOrders.all().map(toOrder);
+  }
+
+  cancelOrder(orderId: number): CancelOutcome {
+    // Ids beyond 2^53 are valid int64 but never issued here; looking them up would need exact BigInt ids.
+    if (!Number.isSafeInteger(orderId)) return 'missing';
+    return this.#immediate(() => {
+      if (this.#move(orderId, 'pending', 'cancelled')) return 'cancelled';
+      const status = this.#statements.orderStatus.get(orderId)?.status;
+      return status === 'shipped' ? 'shipped' : 'missing';
+    });
+  }
+
+  enqueueMessage({ id, accountId, message, createdAt }: NewMessage): Message {
+    this.#immediate(() => this.#statements.insertMessage.run(id, accountId, message, createdAt));
+    return { id, message, status: 'queued', createdAt };
+  }
+
+  findPet(petId: number): Pet | undefined {
+    if (!Number.isSafeInteger(petId)) return undefined;
+    return this.#statements.petById.get(petId);
+  }
+
+  findActiveKey(digest: Buffer): ActiveKey | undefined {
+    const row = this.#statements.activeKey.get(digest);
+    return row && { keyId: row.id, accountId: row.account_id, digest: row.digest };
+  }
+
+  isReady(): boolean {
+    return this.#statements.ping.get()?.ok === 1;
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+
+  createAccount(name: string): Account {
+    const createdAt = this.#now();
+    const { lastInsertRowid } = this.#immediate(() => this.#statements.insertAccount.run(name, createdAt));
+    return { id: Number(lastInsertRowid), name, createdAt };
+  }
+
+  findAccount(name: string): Account | undefined {
+    const row = this.#statements.accountByName.get(name);
+    return row && { id: row.id, name: row.name, createdAt: row.created_at };
+  }
+
+  createKey(accountId: number, digest: Buffer, displayPrefix: string): KeyListing {
+    const { lastInsertRowid } = this.#immediate(() =>
+      this.#statements.insertKey.run(accountId, digest, displayPrefix, this.#now()),
+    );
+    return toKeyListing(this.#statements.keyById.get(lastInsertRowid) as KeyRow);
+  }
+
+  listKeys(): KeyListing[] {
+    return this.#statements.listKeys.all().map(toKeyListing);
+  }
+
+  revokeKeyById(keyId: number): RevokeOutcome {
+    return this.#immediate(() => {
+      if (this.#statements.revokeKey.run(this.#now(), keyId).changes === 1) return 'revoked';
+      return this.#statements.keyById.get(keyId) ? 'already_revoked' : 'missing';
+    });
+  }
+
+  revokeKeyByDigest(digest: Buffer): RevokeOutcome {
+    const row = this.#statements.keyIdByDigest.get(digest);
+    return row ? this.revokeKeyById(row.id) : 'missing';
+  }
+
+  addOrder(order: NewOrder): StoredOrder {
+    const id = this.#immediate(() => this.#insertOrder(order));
+    return this.findOrder(Number(id)) as StoredOrder;
+  }
+
+  importOrders(orders: NewOrder[]): number {
+    return this.#immediate(() => {
+      for (const order of orders) this.#insertOrder(order);
+      return orders.length;
+    });
+  }
+
+  shipOrder(orderId: number): ShipOutcome {
+    return this.#immediate(() => {
+      if (this.#move(orderId, 'pending', 'shipped')) return 'shipped';
+      return this.#statements.orderStatus.get(orderId) ? 'not_pending' : 'missing';
+    });
+  }
+
+  findOrder(orderId: number): StoredOrder | undefined {
+    const row = this.#statements.orderById.get(orderId);
+    return row && toStoredOrder(row);
+  }
+
+  listAllOrders(): StoredOrder[] {
+    return this.#statements.listAllOrders.all().map(toStoredOrder);
+  }
+
+  addPet(name: string): Pet {
+    const { lastInsertRowid } = this.#immediate(() => this.#statements.insertPet.run(name, this.#now()));
+    return { id: Number(lastInsertRowid), name };
+  }
+
+  listMessages(): StoredMessage[] {
+    return this.#statements.listMessages.all().map((row) => ({
+      id: row.id,
+      accountId: row.account_id,
+      message: row.body,
+      status: row.status,
+      createdAt: row.created_at,
+    }));
+  }
+
+  #insertOrder({ petId, quantity, shipDate, complete, status }: NewOrder): number | bigint {
+    const now = this.#now();
+    return this.#statements.insertOrder.run(
+      petId ?? null,
+      quantity ?? null,
+      shipDate ?? null,
+      complete ? 1 : 0,
+      status ?? 'pending',
+      now,
+      now,
+    ).lastInsertRowid;
+  }
+
+  #move(orderId: number, from: OrderStatus, to: OrderStatus): boolean {
+    return this.#statements.moveOrder.run(to, this.#now(), orderId, from).changes === 1;
+  }
+
+  #immediate<T>(work: () => T): T {
+    return this.#db.transaction(work).immediate();
+  }
+}
+
+function toOrder(row: OrderRow): Order {
+  const order: Order = { id: row.id };
+  if (row.pet_id !== null) order.petId = row.pet_id;
+  if (row.quantity !== null) order.quantity = row.quantity;
+  if (row.ship_date !== null) order.shipDate = row.ship_date;
+  if (row.complete !== null) order.complete = row.complete === 1;
+  return order;
+}
+
+function toStoredOrder(row: StoredOrderRow): StoredOrder {
+  return { ...toOrder(row), status: row.status, createdAt: row.created_at, updatedAt: row.updated_at };
+}
+
+function toKeyListing(row: KeyRow): KeyListing {
+  const listing: KeyListing = {
+    id: row.id,
+    account: row.account,
+    displayPrefix: row.display_prefix,
+    createdAt: row.created_at,
+  };
+  if (row.revoked_at !== null) listing.revokedAt = row.revoked_at;
+  return listing;
+}

@@ -1,0 +1,89 @@
+// What the operations and the CLI need from storage, named for what the domain does. No SQL, no HTTP.
+import type { components } from '../../generated/openapi.js';
+
+export type Order = components['schemas']['Order'];
+export type Message = components['schemas']['Message'];
+export type Pet = components['schemas']['Pet'];
+
+export const ORDER_STATUSES = ['pending', 'shipped', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** An order as the operator sees it: the API fields plus the status that lives only in the store. */
+export type StoredOrder = Order & { status: OrderStatus; createdAt: string; updatedAt: string };
+
+export type CancelOutcome = 'cancelled' | 'shipped' | 'missing';
+export type ShipOutcome = 'shipped' | 'not_pending' | 'missing';
+
+export interface Principal {
+  accountId: number;
+  keyId: number;
+}
+
+export interface ActiveKey extends Principal {
+  digest: Buffer;
+}
+
+export interface NewOrder {
+  petId?: number;
+  quantity?: number;
+  shipDate?: string;
+  complete?: boolean;
+  status?: Exclude<OrderStatus, 'cancelled'>;
+}
+
+export interface NewMessage {
+  id: string;
+  accountId: number;
+  message: string;
+  createdAt: string;
+}
+
+export interface StoredMessage extends Message {
+  accountId: number;
+}
+
+export interface Account {
+  id: number;
+  name: string;
+  createdAt: string;
+}
+
+export interface KeyListing {
+  id: number;
+  account: string;
+  displayPrefix: string;
+  createdAt: string;
+  revokedAt?: string;
+}
+
+export type RevokeOutcome = 'revoked' | 'already_revoked' | 'missing';
+
+/** What the API operations depend on. */
+export interface Store {
+  listOrders(): Order[];
+  cancelOrder(orderId: number): CancelOutcome;
+  enqueueMessage(message: NewMessage): Message;
+  findPet(petId: number): Pet | undefined;
+  /** The active (not revoked) key whose digest is `digest`. */
+  findActiveKey(digest: Buffer): ActiveKey | undefined;
+  isReady(): boolean;
+  close(): void;
+}
+
+/** What the operator's CLI needs on top: creating things the API cannot create. */
+export interface AdminStore extends Store {
+  createAccount(name: string): Account;
+  findAccount(name: string): Account | undefined;
+  createKey(accountId: number, digest: Buffer, displayPrefix: string): KeyListing;
+  listKeys(): KeyListing[];
+  revokeKeyById(keyId: number): RevokeOutcome;
+  revokeKeyByDigest(digest: Buffer): RevokeOutcome;
+  addOrder(order: NewOrder): StoredOrder;
+  /** All or nothing: one transaction. */
+  importOrders(orders: NewOrder[]): number;
+  shipOrder(orderId: number): ShipOutcome;
+  findOrder(orderId: number): StoredOrder | undefined;
+  listAllOrders(): StoredOrder[];
+  addPet(name: string): Pet;
+  listMessages(): StoredMessage[];
+}
