@@ -14,8 +14,10 @@ export interface paths {
         /**
          * List all orders
          * @description Returns every order that has not been cancelled, ordered by `id`, in one
-         *     response: there is no filtering and no pagination in `/v1`. A field whose
-         *     value the store does not have is left out, never sent as `null`.
+         *     response: there is no filtering and no pagination in `/v1`, and a query
+         *     parameter such as `limit` is refused with `400` rather than silently
+         *     ignored. A field whose value the store does not have is left out, never
+         *     sent as `null`.
          *
          *     The response carries an `ETag`. Sending it back in `If-None-Match` answers
          *     `304 Not Modified` with no body while the list is unchanged.
@@ -226,7 +228,8 @@ export interface components {
     };
     responses: {
         /**
-         * @description The request does not match the contract (`invalid_request`), its body is
+         * @description The request does not match the contract (`invalid_request`, which includes
+         *     query parameters the operation does not define), its body is
          *     not JSON (`invalid_json`), or its content type is not `application/json`
          *     (`unsupported_content_type`).
          */
@@ -378,6 +381,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             default: components["responses"]["UnexpectedError"];
         };

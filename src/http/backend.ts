@@ -55,7 +55,13 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
     apiRoot: API_ROOT,
     strict: true,
     coerceTypes: true,
-    customizeAjv: (ajv) => addFormats.default(ajv, ['date-time']),
+    customizeAjv: (ajv) => {
+      addFormats.default(ajv, ['date-time']);
+      // Path integers arrive as text and are range-checked exactly in parameters.ts; after coercion to a
+      // float, 2^63 - 1 rounds up to 2^63 and openapi-backend's own int64 check would refuse it.
+      ajv.addFormat('int64', { type: 'number', validate: Number.isInteger });
+      return ajv;
+    },
     securityHandlers: {
       bearerAuth: (_context: Context, { request }: Exchange): Principal | false =>
         authenticate(request.headers.authorization, store) ?? false,
@@ -154,18 +160,19 @@ function conditionalGet(wire: WireResponse, ifNoneMatch: string | undefined): Wi
 function describeValidationErrors(context: Context): string {
   // openapi-backend adds a `parse` error for any non-object JSON body; the body was already parsed by us,
   // so the schema's own complaint ("must be object") is the useful one.
-  const errors = (context.validation.errors ?? []).filter((error) => error.keyword !== 'parse');
-  const first = errors[0];
-  if (!first) return 'The request does not match the contract';
-  const where = first.instancePath.replace(/^\/(path|query|header|requestBody)\/?/, (_m, part: string) =>
-    part === 'requestBody' ? 'body/' : '',
-  );
-  const field = where.replace(/\/$/, '') || 'body';
-  const detail =
-    first.keyword === 'additionalProperties'
-      ? `must not have the property "${(first.params as { additionalProperty: string }).additionalProperty}"`
-      : first.keyword === 'required' && first.instancePath === ''
-        ? 'the request body is required'
-        : first.message;
-  return `${field}: ${detail}`;
+  const error = (context.validation.errors ?? []).find(({ keyword }) => keyword !== 'parse');
+  if (!error) return 'The request does not match the contract';
+  const params = error.params as { additionalProperty?: string; missingProperty?: string };
+  if (params.missingProperty === 'requestBody') return 'body: is required';
+  const detail = params.additionalProperty
+    ? `must not have the property "${params.additionalProperty}"`
+    : (error.message ?? 'is invalid');
+  return `${fieldOf(error.instancePath)}: ${detail}`;
+}
+
+/** `/requestBody/message` → `body.message`, `/path/orderId` → `orderId`, `/query` → `query`. */
+function fieldOf(instancePath: string): string {
+  const [, part = '', ...rest] = instancePath.split('/');
+  if (part === 'requestBody') return ['body', ...rest].join('.');
+  return rest.length > 0 ? rest.join('.') : part || 'request';
 }

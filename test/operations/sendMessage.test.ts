@@ -1,0 +1,167 @@
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { apiClient, rawRequest } from '../support/http.js';
+import { createKey, startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let key: string;
+beforeEach(async () => {
+  server = await startServer();
+  key = createKey(server.store).key;
+});
+afterEach(() => server.close());
+
+const post = (body: string | Uint8Array, contentType?: string, withKey = true) =>
+  rawRequest(`${server.baseUrl}/v1/messages`, {
+    method: 'POST',
+    headers: {
+      ...(withKey && { Authorization: `Bearer ${key}` }),
+      ...(contentType !== undefined && { 'Content-Type': contentType }),
+    },
+    body,
+  });
+
+describe('sendMessage', () => {
+  it('answers 202 with the queued message, already stored in the database file', async () => {
+    const { data, response } = await apiClient(server.baseUrl, key).POST('/messages', {
+      body: { message: 'hello' },
+    });
+    expect(response.status).toBe(202);
+    expect(data).toMatchObject({ message: 'hello', status: 'queued' });
+    expect(Date.parse(data?.createdAt ?? '')).not.toBeNaN();
+
+    // A separate connection, as another process would see it, right after the answer.
+    const reader = new Database(server.dbPath, { readonly: true });
+    const stored = reader.prepare('SELECT id, body, status FROM messages').all();
+    reader.close();
+    expect(stored).toEqual([{ id: data?.id, body: 'hello', status: 'queued' }]);
+  });
+
+  it('gives every message a unique id', async () => {
+    const client = apiClient(server.baseUrl, key);
+    const ids = await Promise.all(
+      Array.from(
+        { length: 25 },
+        async (_, i) => (await client.POST('/messages', { body: { message: `m${i}` } })).data?.id,
+      ),
+    );
+    expect(new Set(ids).size).toBe(25);
+  });
+
+  it('accepts application/json; charset=utf-8 and unicode text', async () => {
+    const response = await post(JSON.stringify({ message: 'héllo ✓ 🐕' }), 'application/json; charset=utf-8');
+    expect(response.status).toBe(202);
+    expect(response.json).toMatchObject({ message: 'héllo ✓ 🐕' });
+  });
+
+  it.each([
+    ['invalid JSON', '{"message":', 'invalid_json'],
+    ['an empty body', '', 'invalid_json'],
+    ['a prototype-poisoning payload', '{"message":"x","__proto__":{"admin":true}}', 'invalid_json'],
+    [
+      'a constructor-poisoning payload',
+      '{"message":"x","constructor":{"prototype":{"admin":true}}}',
+      'invalid_json',
+    ],
+    ['a missing message', '{}', 'invalid_request'],
+    ['a non-string message', '{"message":42}', 'invalid_request'],
+    ['an empty message', '{"message":""}', 'invalid_request'],
+    ['a message over 10,000 characters', JSON.stringify({ message: 'x'.repeat(10_001) }), 'invalid_request'],
+    ['an unknown field', '{"message":"x","priority":1}', 'invalid_request'],
+    ['an array body', '[{"message":"x"}]', 'invalid_request'],
+    ['a string body', '"hello"', 'invalid_request'],
+    ['a null body', 'null', 'invalid_request'],
+  ])('answers 400 to %s', async (_name, body, code) => {
+    const response = await post(body, 'application/json');
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ code, status: 400 });
+  });
+
+  it('answers 400 to invalid UTF-8', async () => {
+    const response = await post(
+      new Uint8Array([0x7b, 0x22, 0x6d, 0xff, 0xfe, 0x22, 0x7d]),
+      'application/json',
+    );
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ code: 'invalid_json' });
+  });
+
+  it.each([
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'application/json-patch+json',
+    'application/json; charset=latin1',
+    'application/jsonx',
+    ';;;',
+  ])('answers 400 to the content type %s', async (contentType) => {
+    const response = await post('{"message":"x"}', contentType);
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ code: 'unsupported_content_type' });
+  });
+
+  it('answers 400 when the content type is missing', async () => {
+    const response = await rawRequest(`${server.baseUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}` },
+      body: new Blob(['{"message":"x"}']),
+    });
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ code: 'unsupported_content_type' });
+  });
+
+  it('answers 413 to a body over 1 MiB, and stores nothing', async () => {
+    const response = await post(JSON.stringify({ message: 'x'.repeat(1024 * 1024) }), 'application/json');
+    expect(response.status).toBe(413);
+    expect(response.json).toMatchObject({ code: 'payload_too_large', status: 413 });
+    expect(server.store.listMessages()).toEqual([]);
+  });
+
+  it('answers 413 to an over-long chunked body that declares no length', async () => {
+    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024));
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 20; i++) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const response = await rawRequest(`${server.baseUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    expect(response.status).toBe(413);
+  });
+
+  it('does not answer 413 to a body of exactly 1 MiB', async () => {
+    const padding = 1024 * 1024 - JSON.stringify({ message: 'x' }).length;
+    const body = `{"message":"x"${' '.repeat(padding)}}`.slice(0, 1024 * 1024 - 1).concat('}');
+    expect(body.length).toBe(1024 * 1024);
+    const response = await post(body, 'application/json');
+    expect(response.status).not.toBe(413);
+  });
+
+  it.each([
+    ['invalid JSON', '{"message":', 'application/json'],
+    ['a wrong content type', '{"message":"x"}', 'text/plain'],
+    ['a malformed content type', '{"message":"x"}', ';;;'],
+    ['a body over 1 MiB', 'x'.repeat(2 * 1024 * 1024), 'application/json'],
+  ])('checks the key first: %s without a key is 401', async (_name, body, contentType) => {
+    const response = await post(body, contentType, false);
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('sendMessage error messages', () => {
+  it('names the field that broke the contract', async () => {
+    const cases: [string, string][] = [
+      ['{}', "body: must have required property 'message'"],
+      ['{"message":""}', 'body.message: must NOT have fewer than 1 characters'],
+      ['{"message":"x","priority":1}', 'body: must not have the property "priority"'],
+    ];
+    for (const [body, message] of cases) {
+      const response = await post(body, 'application/json');
+      expect(response.json, body).toMatchObject({ message });
+    }
+  });
+});

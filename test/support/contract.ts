@@ -1,0 +1,163 @@
+// Checks every response a test receives against openapi.yaml: the status is documented for the operation,
+// the content type and body match, required headers are present and match, and an Error's status is the
+// HTTP status. Responses outside any operation (unknown path, wrong method) must be the Error body.
+import { readFileSync } from 'node:fs';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { parse } from 'yaml';
+
+type Json = Record<string, unknown>;
+const document = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8')) as Json;
+const ajv = new Ajv({ strict: false, allErrors: true });
+addFormats.default(ajv);
+ajv.addSchema(document, 'openapi');
+
+const validators = new Map<string, ValidateFunction>();
+function validatorAt(pointer: string): ValidateFunction {
+  let validate = validators.get(pointer);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `openapi#${pointer}` });
+    validators.set(pointer, validate);
+  }
+  return validate;
+}
+
+const escape = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Follows `$ref`s inside the document; returns the object and the JSON pointer it lives at. */
+function resolve(node: unknown, pointer: string): { node: Json; pointer: string } {
+  let current = node as Json;
+  let at = pointer;
+  while (typeof current.$ref === 'string') {
+    at = (current.$ref as string).slice(1);
+    current = at
+      .split('/')
+      .slice(1)
+      .reduce<unknown>(
+        (value, token) => (value as Json)[token.replace(/~1/g, '/').replace(/~0/g, '~')],
+        document,
+      ) as Json;
+  }
+  return { node: current, pointer: at };
+}
+
+interface OperationMatch {
+  pointer: string;
+  operation: Json;
+}
+
+function findOperation(method: string, path: string): OperationMatch | undefined {
+  const relative = path.replace(/^\/v1(?=\/)/, '');
+  if (relative === path) return undefined;
+  for (const [template, item] of Object.entries(document.paths as Json)) {
+    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
+    const operation = (item as Json)[method.toLowerCase()] as Json | undefined;
+    if (operation && pattern.test(relative)) {
+      return { pointer: `/paths/${escape(template)}/${method.toLowerCase()}`, operation };
+    }
+  }
+  return undefined;
+}
+
+export interface ObservedResponse {
+  method: string;
+  path: string;
+  status: number;
+  headers: Headers;
+  bodyText: string;
+}
+
+/** Every problem with a response, as readable lines; empty when it honours the contract. */
+export function contractViolations(response: ObservedResponse): string[] {
+  const problems: string[] = [];
+  const match = findOperation(response.method, response.path);
+  const contentType = response.headers.get('content-type') ?? '';
+  if (!response.headers.get('x-request-id')) problems.push('no X-Request-Id header');
+  if (response.status >= 500) problems.push(`server error ${response.status}: ${response.bodyText}`);
+
+  if (!match) {
+    // Not an operation: only errors are possible, and they are the Error body.
+    problems.push(...errorBodyProblems(response, contentType, '/components/schemas/Error'));
+    return problems;
+  }
+  const responses = match.operation.responses as Json;
+  const key = String(response.status) in responses ? String(response.status) : 'default';
+  if (!(key in responses)) {
+    problems.push(`status ${response.status} is not documented for ${match.operation.operationId}`);
+    return problems;
+  }
+  const { node: documented, pointer } = resolve(responses[key], `${match.pointer}/responses/${key}`);
+
+  for (const [name, header] of Object.entries((documented.headers ?? {}) as Json)) {
+    const { node: headerSpec, pointer: headerPointer } = resolve(
+      header,
+      `${pointer}/headers/${escape(name)}`,
+    );
+    const value = response.headers.get(name);
+    if (value === null) {
+      if (headerSpec.required) problems.push(`required header ${name} is missing`);
+      continue;
+    }
+    const validate = validatorAt(`${headerPointer}/schema`);
+    if (!validate(value)) problems.push(`header ${name}: ${ajv.errorsText(validate.errors)} (got ${value})`);
+  }
+
+  const content = documented.content as Json | undefined;
+  if (!content) {
+    if (response.bodyText !== '')
+      problems.push(`status ${response.status} documents no body, got ${response.bodyText}`);
+    return problems;
+  }
+  const mediaType = contentType.split(';')[0]?.trim() ?? '';
+  if (!(mediaType in content)) {
+    problems.push(`content type "${contentType}" is not documented for ${response.status}`);
+    return problems;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(response.bodyText);
+  } catch {
+    problems.push(`body is not JSON: ${response.bodyText.slice(0, 200)}`);
+    return problems;
+  }
+  const validate = validatorAt(`${pointer}/content/${escape(mediaType)}/schema`);
+  if (!validate(body))
+    problems.push(`body: ${ajv.errorsText(validate.errors)}: ${response.bodyText.slice(0, 200)}`);
+  if (isErrorBody(body) && body.status !== response.status) {
+    problems.push(`Error.status ${body.status} differs from the HTTP status ${response.status}`);
+  }
+  return problems;
+}
+
+function errorBodyProblems(response: ObservedResponse, contentType: string, schemaPointer: string): string[] {
+  if (!contentType.startsWith('application/json'))
+    return [`content type "${contentType}" is not application/json`];
+  let body: unknown;
+  try {
+    body = JSON.parse(response.bodyText);
+  } catch {
+    return [`body is not JSON: ${response.bodyText.slice(0, 200)}`];
+  }
+  const validate = validatorAt(schemaPointer);
+  if (!validate(body)) return [`not an Error body: ${ajv.errorsText(validate.errors)}`];
+  if ((body as { status: number }).status !== response.status)
+    return ['Error.status differs from the HTTP status'];
+  return [];
+}
+
+function isErrorBody(body: unknown): body is { code: string; message: string; status: number } {
+  return typeof body === 'object' && body !== null && 'code' in body && 'status' in body && 'message' in body;
+}
+
+export class ContractViolation extends Error {
+  override name = 'ContractViolation';
+}
+
+export function assertHonoursContract(response: ObservedResponse): void {
+  const problems = contractViolations(response);
+  if (problems.length > 0) {
+    throw new ContractViolation(
+      `${response.method} ${response.path} → ${response.status}:\n  ${problems.join('\n  ')}`,
+    );
+  }
+}

@@ -1,0 +1,52 @@
+// The only way tests talk HTTP: real fetch to a real listening server, and every response checked against
+// openapi.yaml before the test sees it.
+import createClient from 'openapi-fetch';
+import type { paths } from '../../generated/openapi.js';
+import { assertHonoursContract } from './contract.js';
+
+export async function validatingFetch(input: Request | string | URL, init?: RequestInit): Promise<Response> {
+  const request = new Request(input, init);
+  const response = await fetch(request);
+  const bodyText = await response.text();
+  assertHonoursContract({
+    method: request.method,
+    path: new URL(request.url).pathname,
+    status: response.status,
+    headers: response.headers,
+    bodyText,
+  });
+  return new Response(response.status === 204 || response.status === 304 ? null : bodyText, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/** The typed client users would build from generated/, with a key. */
+export function apiClient(baseUrl: string, key?: string) {
+  return createClient<paths>({
+    baseUrl: `${baseUrl}/v1`,
+    fetch: validatingFetch,
+    ...(key !== undefined && { headers: { Authorization: `Bearer ${key}` } }),
+  });
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Headers;
+  json: unknown;
+  text: string;
+}
+
+/** For requests the typed client cannot make: odd content types, bad bodies, wrong methods. */
+export async function rawRequest(url: string, init: RequestInit = {}): Promise<RawResponse> {
+  const response = await validatingFetch(url, init);
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, json, text };
+}

@@ -1,0 +1,61 @@
+// A real server on a real SQLite file in a temporary folder, listening on a free loopback port.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { type AppOptions, buildApp } from '../../src/app.js';
+import { loadContract } from '../../src/contract/document.js';
+import { displayPrefix, generateKey, keyDigest } from '../../src/keys.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
+
+export interface TestServer {
+  baseUrl: string;
+  dbPath: string;
+  store: SqliteStore;
+  app: FastifyInstance;
+  /** Every log line the server wrote, as text. */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export type StartOptions = Pick<AppOptions, 'now' | 'handlers'>;
+
+const contract = loadContract();
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const folder = mkdtempSync(join(tmpdir(), 'store-orders-test-'));
+  const dbPath = join(folder, 'store.db');
+  const store = openSqliteStore(dbPath, { synchronous: 'FULL' });
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const app = await buildApp({ contract, store, logLevel: 'info', logStream, ...options });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('server did not listen on TCP');
+  return {
+    baseUrl: `http://127.0.0.1:${address.port}`,
+    dbPath,
+    store,
+    app,
+    logs,
+    async close() {
+      await app.close();
+      store.close();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A new key for a new (or existing) account, made the way the CLI makes it. */
+export function createKey(store: SqliteStore, accountName = 'acme'): { key: string; keyId: number } {
+  const key = generateKey();
+  const account = store.findAccount(accountName) ?? store.createAccount(accountName);
+  const { id } = store.createKey(account.id, keyDigest(key), displayPrefix(key));
+  return { key, keyId: id };
+}
