@@ -9,7 +9,7 @@ const RANDOM_WIDTH = 33;
 const CHECKSUM_WIDTH = 6;
 export const KEY_LENGTH = KEY_PREFIX.length + RANDOM_WIDTH + CHECKSUM_WIDTH;
 /**
- * The part of a key kept in clear for people to tell keys apart. It is 7 characters so that no
+ * How many characters of a key are kept in clear, for people to tell keys apart: 7, so that no
  * 8-character piece of any key is ever stored.
  */
 export const DISPLAY_PREFIX_LENGTH = 7;
@@ -32,8 +32,12 @@ export function keyDigest(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
 
+/**
+ * `sok_Ab3…`. The ellipsis is stored too: SQLite writes the next column's text right after this one,
+ * and a bare prefix followed by a date's first digit could match 8 characters of the key.
+ */
 export function displayPrefix(key: string): string {
-  return key.slice(0, DISPLAY_PREFIX_LENGTH);
+  return `${key.slice(0, DISPLAY_PREFIX_LENGTH)}…`;
 }
 
 function checksum(body: string): string {

@@ -27,7 +27,7 @@ function createKey(context: CliContext, args: string[]): void {
   withStore(context, (store) => {
     const account = store.findAccount(accountName) ?? store.createAccount(accountName);
     const listing = store.createKey(account.id, keyDigest(key), displayPrefix(key));
-    context.out(`Created key ${listing.id} (${listing.displayPrefix}…) for account "${account.name}".`);
+    context.out(`Created key ${listing.id} (${listing.displayPrefix}) for account "${account.name}".`);
     context.out('It is shown once and never again: store it now.');
     context.out(key);
   });

@@ -1,6 +1,6 @@
 // Checks every response a test receives against openapi.yaml: the status is documented for the operation,
 // the content type and body match, required headers are present and match, and an Error's status is the
-// HTTP status. Responses outside any operation (unknown path, wrong method) must be the Error body.
+// HTTP status. An error outside any operation (unknown path, wrong method) must be the Error body too.
 import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -22,7 +22,7 @@ function validatorAt(pointer: string): ValidateFunction {
   return validate;
 }
 
-const escape = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
+const escapePointer = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Follows `$ref`s inside the document; returns the object and the JSON pointer it lives at. */
 function resolve(node: unknown, pointer: string): { node: Json; pointer: string } {
@@ -53,7 +53,7 @@ function findOperation(method: string, path: string): OperationMatch | undefined
     const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
     const operation = (item as Json)[method.toLowerCase()] as Json | undefined;
     if (operation && pattern.test(relative)) {
-      return { pointer: `/paths/${escape(template)}/${method.toLowerCase()}`, operation };
+      return { pointer: `/paths/${escapePointer(template)}/${method.toLowerCase()}`, operation };
     }
   }
   return undefined;
@@ -76,8 +76,10 @@ export function contractViolations(response: ObservedResponse): string[] {
   if (response.status >= 500) problems.push(`server error ${response.status}: ${response.bodyText}`);
 
   if (!match) {
-    // Not an operation: only errors are possible, and they are the Error body.
-    problems.push(...errorBodyProblems(response, contentType, '/components/schemas/Error'));
+    // Not an operation of the contract (probes, the contract itself, unknown paths, wrong methods):
+    // any error there is still the Error body.
+    if (response.status >= 400)
+      problems.push(...errorBodyProblems(response, contentType, '/components/schemas/Error'));
     return problems;
   }
   const responses = match.operation.responses as Json;
@@ -91,7 +93,7 @@ export function contractViolations(response: ObservedResponse): string[] {
   for (const [name, header] of Object.entries((documented.headers ?? {}) as Json)) {
     const { node: headerSpec, pointer: headerPointer } = resolve(
       header,
-      `${pointer}/headers/${escape(name)}`,
+      `${pointer}/headers/${escapePointer(name)}`,
     );
     const value = response.headers.get(name);
     if (value === null) {
@@ -120,7 +122,7 @@ export function contractViolations(response: ObservedResponse): string[] {
     problems.push(`body is not JSON: ${response.bodyText.slice(0, 200)}`);
     return problems;
   }
-  const validate = validatorAt(`${pointer}/content/${escape(mediaType)}/schema`);
+  const validate = validatorAt(`${pointer}/content/${escapePointer(mediaType)}/schema`);
   if (!validate(body))
     problems.push(`body: ${ajv.errorsText(validate.errors)}: ${response.bodyText.slice(0, 200)}`);
   if (isErrorBody(body) && body.status !== response.status) {

@@ -11,7 +11,7 @@ export const MIGRATIONS: readonly string[] = [
     id INTEGER PRIMARY KEY,
     account_id INTEGER NOT NULL REFERENCES accounts (id),
     digest BLOB NOT NULL UNIQUE CHECK (length(digest) = 32),
-    display_prefix TEXT NOT NULL CHECK (length(display_prefix) < 8),
+    display_prefix TEXT NOT NULL CHECK (length(display_prefix) <= 8),
     created_at TEXT NOT NULL,
     revoked_at TEXT
   );

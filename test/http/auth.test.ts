@@ -1,0 +1,80 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bearerToken } from '../../src/http/auth.js';
+import { generateKey } from '../../src/keys.js';
+import { rawRequest } from '../support/http.js';
+import { createKey, startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let key: string;
+let keyId: number;
+beforeEach(async () => {
+  server = await startServer();
+  ({ key, keyId } = createKey(server.store));
+});
+afterEach(() => server.close());
+
+const listWith = (authorization?: string) =>
+  rawRequest(
+    `${server.baseUrl}/v1/store/orders`,
+    authorization === undefined ? {} : { headers: { Authorization: authorization } },
+  );
+
+function oneCharacterChanged(text: string): string {
+  const at = text.length - 10;
+  return text.slice(0, at) + (text[at] === 'a' ? 'b' : 'a') + text.slice(at + 1);
+}
+
+describe('bearer authentication', () => {
+  it('accepts the scheme name in any case', async () => {
+    for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
+      expect((await listWith(`${scheme} ${key}`)).status, scheme).toBe(200);
+    }
+  });
+
+  it.each([
+    ['no header', undefined],
+    ['an empty header', ''],
+    ['a wrong scheme', `Basic ${Buffer.from(`user:${'x'}`).toString('base64')}`],
+    ['the key with no scheme', 'KEY'],
+    ['an empty token', 'Bearer '],
+    ['a token with one character changed', 'CHANGED'],
+    ['a well-formed key that was never issued', 'UNKNOWN'],
+    ['two tokens', 'Bearer KEY KEY'],
+    ['a very long header', `Bearer ${'a'.repeat(8000)}`],
+  ])('answers 401 to %s', async (_name, template) => {
+    const authorization = template
+      ?.replace('CHANGED', `Bearer ${oneCharacterChanged(key)}`)
+      .replace('UNKNOWN', `Bearer ${generateKey()}`)
+      .replaceAll('KEY', key);
+    const response = await listWith(authorization);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="store-orders"');
+    expect(response.json).toEqual({
+      code: 'unauthorized',
+      message: 'A valid API key is required',
+      status: 401,
+    });
+  });
+
+  it('refuses a revoked key on the very next request', async () => {
+    expect((await listWith(`Bearer ${key}`)).status).toBe(200);
+    server.store.revokeKeyById(keyId);
+    expect((await listWith(`Bearer ${key}`)).status).toBe(401);
+  });
+
+  it('keeps the other keys of the account working when one is revoked', async () => {
+    const other = createKey(server.store).key;
+    server.store.revokeKeyById(keyId);
+    expect((await listWith(`Bearer ${other}`)).status).toBe(200);
+  });
+});
+
+describe('bearerToken', () => {
+  it('reads the token after a case-insensitive scheme and spaces', () => {
+    expect(bearerToken('Bearer abc')).toBe('abc');
+    expect(bearerToken('bearer   abc ')).toBe('abc');
+    expect(bearerToken('Bearerabc')).toBeUndefined();
+    expect(bearerToken('Bearer a b')).toBeUndefined();
+    expect(bearerToken(undefined)).toBeUndefined();
+  });
+});

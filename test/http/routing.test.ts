@@ -1,0 +1,204 @@
+import { connect } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contractViolations } from '../support/contract.js';
+import { rawRequest } from '../support/http.js';
+import { createKey, startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let key: string;
+beforeEach(async () => {
+  server = await startServer();
+  key = createKey(server.store).key;
+});
+afterEach(() => server.close());
+
+describe('unknown paths and methods', () => {
+  it.each(['/v1/nope', '/v1/store', '/v1/store/orders/1/items', '/nope', '/', '/v2/store/orders'])(
+    'answers 404 with the Error body for %s',
+    async (path) => {
+      const response = await rawRequest(`${server.baseUrl}${path}`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      expect(response.status).toBe(404);
+      expect(response.json).toMatchObject({ code: 'not_found', status: 404 });
+    },
+  );
+
+  it.each([
+    ['PUT', '/v1/store/orders', 'GET'],
+    ['POST', '/v1/store/orders', 'GET'],
+    ['GET', '/v1/store/orders/1', 'DELETE'],
+    ['PATCH', '/v1/store/orders/1', 'DELETE'],
+    ['GET', '/v1/messages', 'POST'],
+    ['DELETE', '/v1/pets/1', 'GET'],
+  ])('answers %s %s with 405 and Allow: %s', async (method, path, allow) => {
+    const response = await rawRequest(`${server.baseUrl}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe(allow);
+    expect(response.json).toMatchObject({ code: 'method_not_allowed', status: 405 });
+  });
+});
+
+describe('request ids', () => {
+  it('puts an X-Request-Id on every response, and logs it', async () => {
+    const responses = await Promise.all([
+      rawRequest(`${server.baseUrl}/v1/store/orders`, { headers: { Authorization: `Bearer ${key}` } }),
+      rawRequest(`${server.baseUrl}/v1/store/orders`),
+      rawRequest(`${server.baseUrl}/nope`),
+      rawRequest(`${server.baseUrl}/healthz`),
+    ]);
+    for (const response of responses) {
+      const requestId = response.headers.get('x-request-id') as string;
+      expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(server.logs.some((line) => line.includes(requestId))).toBe(true);
+    }
+  });
+
+  it('echoes a safe incoming X-Request-Id and replaces an unsafe one', async () => {
+    const kept = await rawRequest(`${server.baseUrl}/healthz`, {
+      headers: { 'X-Request-Id': 'trace-123.abc:9' },
+    });
+    expect(kept.headers.get('x-request-id')).toBe('trace-123.abc:9');
+    const replaced = await rawRequest(`${server.baseUrl}/healthz`, {
+      headers: { 'X-Request-Id': 'bad id\twith spaces' },
+    });
+    expect(replaced.headers.get('x-request-id')).not.toContain('bad');
+  });
+});
+
+describe('the contract and probes', () => {
+  it('serves openapi.yaml and openapi.json without a key', async () => {
+    const yaml = await fetch(`${server.baseUrl}/v1/openapi.yaml`);
+    expect(yaml.status).toBe(200);
+    expect(yaml.headers.get('content-type')).toMatch(/^application\/yaml/);
+    expect(await yaml.text()).toMatch(/^openapi: 3\.0\.3/);
+    const json = await fetch(`${server.baseUrl}/v1/openapi.json`);
+    expect(json.status).toBe(200);
+    expect(((await json.json()) as { info: { version: string } }).info.version).toBe('1.0.0');
+  });
+
+  it('answers /healthz and /readyz without a key', async () => {
+    expect((await rawRequest(`${server.baseUrl}/healthz`)).json).toEqual({ status: 'ok' });
+    expect((await rawRequest(`${server.baseUrl}/readyz`)).json).toEqual({ status: 'ready' });
+  });
+
+  it('answers /readyz with 503 when the database is gone', async () => {
+    server.store.close();
+    const response = await fetch(`${server.baseUrl}/readyz`);
+    const bodyText = await response.text();
+    expect(response.status).toBe(503);
+    expect(JSON.parse(bodyText)).toMatchObject({ code: 'service_unavailable', status: 503 });
+    // A 503 here is the probe doing its job; apart from being a 5xx it is a proper Error body.
+    const problems = contractViolations({
+      method: 'GET',
+      path: '/readyz',
+      status: 503,
+      headers: response.headers,
+      bodyText,
+    });
+    expect(problems).toEqual([expect.stringMatching(/^server error 503/)]);
+  });
+});
+
+describe("Fastify's own errors are the Error body", () => {
+  it('answers a malformed URL escape with 400', async () => {
+    const response = await rawRequest(`${server.baseUrl}/v1/store/orders/%E0%A4%A`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ status: 400 });
+  });
+
+  it('answers a malformed HTTP request with a 400 Error body', async () => {
+    const reply = await rawSocket(
+      server.baseUrl,
+      'GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
+    );
+    const [head = '', body = ''] = reply.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400/);
+    expect(head.toLowerCase()).toContain('content-type: application/json');
+    expect(JSON.parse(body)).toEqual({ code: 'bad_request', message: expect.any(String), status: 400 });
+  });
+
+  it('answers over-large headers with a 431 Error body', async () => {
+    const reply = await rawSocket(
+      server.baseUrl,
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(reply).toMatch(/^HTTP\/1\.1 431/);
+    expect(JSON.parse(reply.split('\r\n\r\n')[1] ?? '')).toMatchObject({
+      code: 'headers_too_large',
+      status: 431,
+    });
+  });
+});
+
+describe('unexpected exceptions', () => {
+  it('answer 500 with a generic message, and the details go only to the log', async () => {
+    await server.close();
+    server = await startServer({
+      handlers: {
+        ...(await import('../../src/operations/index.js')).handlers,
+        listOrders: () => {
+          throw new Error('disk on fire: secret detail');
+        },
+      },
+    });
+    key = createKey(server.store).key;
+    const response = await fetch(`${server.baseUrl}/v1/store/orders`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    const text = await response.text();
+    expect(response.status).toBe(500);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(JSON.parse(text)).toEqual({
+      code: 'internal_error',
+      message: 'An unexpected error occurred',
+      status: 500,
+    });
+    expect(text).not.toContain('disk on fire');
+    expect(server.logs.join('')).toContain('disk on fire: secret detail');
+    // 500 is documented (default), so it honours the contract apart from being a 5xx.
+    const problems = contractViolations({
+      method: 'GET',
+      path: '/v1/store/orders',
+      status: 500,
+      headers: response.headers,
+      bodyText: text,
+    });
+    expect(problems).toEqual([expect.stringMatching(/^server error 500/)]);
+  });
+});
+
+describe('logs', () => {
+  it('never contain the API key or the Authorization header', async () => {
+    await rawRequest(`${server.baseUrl}/v1/store/orders`, { headers: { Authorization: `Bearer ${key}` } });
+    await rawRequest(`${server.baseUrl}/v1/store/orders/abc`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    await rawRequest(`${server.baseUrl}/v1/nope`, { headers: { Authorization: `Bearer ${key}` } });
+    const logs = server.logs.join('');
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs).not.toContain(key);
+    expect(logs).not.toContain(key.slice(4, 20));
+    expect(logs.toLowerCase()).not.toContain('bearer');
+  });
+});
+
+function rawSocket(baseUrl: string, request: string): Promise<string> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(request));
+    let reply = '';
+    socket.on('data', (chunk) => {
+      reply += String(chunk);
+    });
+    socket.on('end', () => resolve(reply));
+    socket.on('error', reject);
+  });
+}

@@ -1,0 +1,167 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { displayPrefix, generateKey, keyDigest } from '../../src/keys.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { openDatabase, synchronousLevel } from '../../src/store/sqlite/open.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
+
+let folder: string;
+let dbPath: string;
+let store: SqliteStore;
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), 'store-orders-store-'));
+  dbPath = join(folder, 'nested', 'store.db');
+  store = openSqliteStore(dbPath, { synchronous: 'FULL' });
+});
+afterEach(() => {
+  store.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+describe('opening the database', () => {
+  it('creates the folder, uses WAL and applies every migration', () => {
+    const db = new Database(dbPath, { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    db.close();
+  });
+
+  it('reads synchronous back as configured on the first boot and on every later boot', () => {
+    store.close();
+    for (const [mode, level] of [
+      ['FULL', 2],
+      ['NORMAL', 1],
+      ['EXTRA', 3],
+      ['FULL', 2],
+    ] as const) {
+      const db = openDatabase(dbPath, { synchronous: mode });
+      expect(synchronousLevel(db), mode).toBe(level);
+      db.close();
+    }
+    store = openSqliteStore(dbPath, { synchronous: 'FULL' });
+  });
+
+  it('refuses a database whose schema is newer than this build', () => {
+    store.close();
+    const db = new Database(dbPath);
+    db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    db.close();
+    expect(() => openDatabase(dbPath, { synchronous: 'FULL' })).toThrow(/newer than this build/);
+    const reset = new Database(dbPath);
+    reset.pragma(`user_version = ${MIGRATIONS.length}`);
+    reset.close();
+    store = openSqliteStore(dbPath, { synchronous: 'FULL' });
+  });
+
+  it('refuses a file that is not a database', () => {
+    const junk = join(folder, 'junk.db');
+    writeFileSync(junk, 'this is not sqlite '.repeat(100));
+    expect(() => openDatabase(junk, { synchronous: 'FULL' })).toThrow(/not a database/);
+  });
+});
+
+describe('orders', () => {
+  it('lists orders that are not cancelled, by id, leaving out absent fields', () => {
+    const a = store.addOrder({ petId: 1, quantity: 2, shipDate: '2026-01-01T00:00:00.000Z', complete: true });
+    const b = store.addOrder({ petId: 2, quantity: 1 });
+    const c = store.addOrder({ status: 'shipped' });
+    store.cancelOrder(b.id);
+    expect(store.listOrders()).toEqual([
+      { id: a.id, petId: 1, quantity: 2, shipDate: '2026-01-01T00:00:00.000Z', complete: true },
+      { id: c.id, complete: false },
+    ]);
+  });
+
+  it('cancels only a pending order, and tells shipped from missing', () => {
+    const pending = store.addOrder({ petId: 1, quantity: 1 });
+    const shipped = store.addOrder({ petId: 1, quantity: 1, status: 'shipped' });
+    expect(store.cancelOrder(pending.id)).toBe('cancelled');
+    expect(store.cancelOrder(pending.id)).toBe('missing');
+    expect(store.cancelOrder(shipped.id)).toBe('shipped');
+    expect(store.findOrder(shipped.id)?.status).toBe('shipped');
+    expect(store.cancelOrder(999)).toBe('missing');
+    expect(store.cancelOrder(2 ** 60)).toBe('missing');
+  });
+
+  it('ships only a pending order', () => {
+    const order = store.addOrder({ petId: 1, quantity: 1 });
+    expect(store.shipOrder(order.id)).toBe('shipped');
+    expect(store.shipOrder(order.id)).toBe('not_pending');
+    expect(store.shipOrder(999)).toBe('missing');
+  });
+
+  it('imports all orders in one transaction, or none', () => {
+    expect(store.importOrders([{ petId: 1, quantity: 1 }, { petId: 2 }])).toBe(2);
+    // A CHECK constraint failing on the second row rolls back the first.
+    expect(() =>
+      store.importOrders([
+        { petId: 3, quantity: 1 },
+        { petId: 4, quantity: 0 },
+      ]),
+    ).toThrow();
+    expect(store.listAllOrders().map((order) => order.petId)).toEqual([1, 2]);
+  });
+});
+
+describe('keys', () => {
+  it('stores no 8-character piece of any issued key', () => {
+    const account = store.createAccount('acme');
+    const keys = Array.from({ length: 200 }, () => {
+      const key = generateKey();
+      store.createKey(account.id, keyDigest(key), displayPrefix(key));
+      return key;
+    });
+    // Closing checkpoints the WAL into the file, so the whole database is in these bytes.
+    store.close();
+    const raw = readFileSync(dbPath).toString('latin1');
+    for (const key of keys) {
+      for (let at = 0; at + 8 <= key.length; at++) expect(raw.includes(key.slice(at, at + 8))).toBe(false);
+    }
+    store = openSqliteStore(dbPath, { synchronous: 'FULL' });
+  });
+
+  it('finds an active key by digest, and not once it is revoked', () => {
+    const account = store.createAccount('acme');
+    const key = generateKey();
+    const listing = store.createKey(account.id, keyDigest(key), displayPrefix(key));
+    expect(store.findActiveKey(keyDigest(key))).toMatchObject({ keyId: listing.id, accountId: account.id });
+    expect(store.revokeKeyByDigest(keyDigest(key))).toBe('revoked');
+    expect(store.findActiveKey(keyDigest(key))).toBeUndefined();
+    expect(store.revokeKeyById(listing.id)).toBe('already_revoked');
+    expect(store.revokeKeyById(999)).toBe('missing');
+    expect(store.listKeys()).toEqual([
+      {
+        id: listing.id,
+        account: 'acme',
+        displayPrefix: `${key.slice(0, 7)}…`,
+        createdAt: expect.any(String),
+        revokedAt: expect.any(String),
+      },
+    ]);
+  });
+});
+
+describe('messages', () => {
+  it('are stored with their account and listed in arrival order', () => {
+    const account = store.createAccount('acme');
+    store.enqueueMessage({
+      id: 'msg_a',
+      accountId: account.id,
+      message: 'one',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    store.enqueueMessage({
+      id: 'msg_b',
+      accountId: account.id,
+      message: 'two',
+      createdAt: '2026-01-01T00:00:01.000Z',
+    });
+    expect(store.listMessages().map(({ id, message }) => [id, message])).toEqual([
+      ['msg_a', 'one'],
+      ['msg_b', 'two'],
+    ]);
+  });
+});
