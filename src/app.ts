@@ -77,6 +77,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     request.declaredContentType = request.headers['content-type'];
     delete request.headers['content-type'];
   });
+  // While stopping, each answer closes its connection: a kept-alive socket would otherwise hold the
+  // stop open until keepAliveTimeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('Connection', 'close');
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 

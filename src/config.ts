@@ -32,9 +32,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-/** The database settings alone: the CLI needs them but must not fail on a server-only variable. */
+/** The database settings alone: the CLI needs them but must not fail on a server-only variable. Empty means unset. */
 export function loadDatabasePath(env: NodeJS.ProcessEnv = process.env): string {
-  return parseDatabaseUrl(env.DATABASE_URL ?? DEFAULT_DATABASE_URL);
+  return parseDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL);
 }
 
 export function loadSynchronous(env: NodeJS.ProcessEnv = process.env): SynchronousMode {

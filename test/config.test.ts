@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseDatabaseUrl } from '../src/config.js';
 
 describe('loadConfig', () => {
-  it('has the documented defaults', () => {
+  it('has the documented defaults, for unset and for empty variables', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: '', LOG_LEVEL: '' })).toEqual(loadConfig({}));
     expect(loadConfig({})).toEqual({
       port: 3000,
       host: '127.0.0.1',
@@ -42,6 +43,7 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: ':memory:' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'file:x.db?mode=ro' }, 'DATABASE_URL'],
     [{ DATABASE_URL: '   ' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'file://remote-host/store.db' }, 'DATABASE_URL'],
   ])('refuses %o with a message naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(variable);

@@ -1,0 +1,123 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { rawRequest } from './support/http.js';
+import { CLI_ENTRY, runCli, spawnServer } from './support/processes.js';
+
+let folder: string;
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), 'store-orders-process-'));
+});
+afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+describe('the server process', () => {
+  it('creates the default database folder under its working directory and serves', async () => {
+    const server = await spawnServer({ DATABASE_URL: '' }, { cwd: folder });
+    try {
+      expect((await rawRequest(`${server.baseUrl}/readyz`)).json).toEqual({ status: 'ready' });
+      expect(existsSync(join(folder, 'data', 'store.db'))).toBe(true);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.finished;
+    }
+  });
+
+  it('starts the same way through `store-orders serve`', async () => {
+    const server = await spawnServer(
+      { DATABASE_URL: join(folder, 'cli.db') },
+      { entry: [CLI_ENTRY, 'serve'] },
+    );
+    expect((await rawRequest(`${server.baseUrl}/healthz`)).status).toBe(200);
+    server.child.kill('SIGINT');
+    expect((await server.finished).code).toBe(0);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /PORT must be a whole number/],
+    [{ DATABASE_URL: 'mysql://db/store' }, /DATABASE_URL must be a SQLite file path/],
+    [{ LOG_LEVEL: 'chatty' }, /LOG_LEVEL must be one of/],
+    [{ SQLITE_SYNCHRONOUS: 'OFF' }, /SQLITE_SYNCHRONOUS must be one of/],
+  ])('refuses bad configuration %o with a clear message and exit 1', async (env, message) => {
+    await expect(spawnServer(env)).rejects.toThrow(message);
+    await expect(spawnServer(env)).rejects.toThrow(/exited with 1/);
+  });
+
+  it('refuses a database path it cannot open', async () => {
+    mkdirSync(join(folder, 'a-folder.db'));
+    await expect(spawnServer({ DATABASE_URL: join(folder, 'a-folder.db') })).rejects.toThrow(
+      /cannot open database/,
+    );
+  });
+
+  it('on SIGTERM finishes the request in flight, then exits 0', async () => {
+    const dbPath = join(folder, 'store.db');
+    const server = await spawnServer({ DATABASE_URL: dbPath });
+    const key = (await runCli(['keys', 'create', '--account', 'acme'], { DATABASE_URL: dbPath })).stdout
+      .trim()
+      .split('\n')
+      .at(-1);
+
+    // A request whose body is still arriving when the signal comes.
+    const { port } = new URL(server.baseUrl);
+    const answer = new Promise<{ status: number; body: string; connection: string | undefined }>((resolve, reject) => {
+      const slow = request(
+        {
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: '/v1/messages',
+          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        },
+        (response) => {
+          let body = '';
+          response.on('data', (chunk) => {
+            body += String(chunk);
+          });
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, body, connection: response.headers.connection }),
+          );
+        },
+      );
+      slow.on('error', reject);
+      slow.write('{"message":');
+      setTimeout(() => {
+        server.child.kill('SIGTERM');
+        setTimeout(() => slow.end('"sent during shutdown"}'), 300);
+      }, 200);
+    });
+
+    const { status, body, connection } = await answer;
+    expect(status).toBe(202);
+    expect(JSON.parse(body)).toMatchObject({ message: 'sent during shutdown', status: 'queued' });
+    const finished = await server.finished;
+    expect(finished.code).toBe(0);
+    // The answer closes its connection rather than leave it to hold the stop open until keep-alive runs out.
+    expect(connection).toBe('close');
+    expect(finished.stdout).toContain('stopped');
+    const messages = await runCli(['messages', 'list'], { DATABASE_URL: dbPath });
+    expect(JSON.parse(messages.stdout)).toHaveLength(1);
+  });
+
+  it('logs JSON lines with the request id and without the key', async () => {
+    const dbPath = join(folder, 'store.db');
+    const key = (await runCli(['keys', 'create', '--account', 'acme'], { DATABASE_URL: dbPath })).stdout
+      .trim()
+      .split('\n')
+      .at(-1) as string;
+    const server = await spawnServer({ DATABASE_URL: dbPath });
+    const response = await rawRequest(`${server.baseUrl}/v1/store/orders`, {
+      headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': 'trace-42' },
+    });
+    expect(response.status).toBe(200);
+    server.child.kill('SIGTERM');
+    const { stdout } = await server.finished;
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.filter((line) => line.reqId === 'trace-42').length).toBeGreaterThanOrEqual(2);
+    expect(stdout).not.toContain(key);
+  });
+});
