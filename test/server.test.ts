@@ -61,32 +61,34 @@ describe('the server process', () => {
 
     // A request whose body is still arriving when the signal comes.
     const { port } = new URL(server.baseUrl);
-    const answer = new Promise<{ status: number; body: string; connection: string | undefined }>((resolve, reject) => {
-      const slow = request(
-        {
-          port,
-          host: '127.0.0.1',
-          method: 'POST',
-          path: '/v1/messages',
-          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-        },
-        (response) => {
-          let body = '';
-          response.on('data', (chunk) => {
-            body += String(chunk);
-          });
-          response.on('end', () =>
-            resolve({ status: response.statusCode ?? 0, body, connection: response.headers.connection }),
-          );
-        },
-      );
-      slow.on('error', reject);
-      slow.write('{"message":');
-      setTimeout(() => {
-        server.child.kill('SIGTERM');
-        setTimeout(() => slow.end('"sent during shutdown"}'), 300);
-      }, 200);
-    });
+    const answer = new Promise<{ status: number; body: string; connection: string | undefined }>(
+      (resolve, reject) => {
+        const slow = request(
+          {
+            port,
+            host: '127.0.0.1',
+            method: 'POST',
+            path: '/v1/messages',
+            headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+          },
+          (response) => {
+            let body = '';
+            response.on('data', (chunk) => {
+              body += String(chunk);
+            });
+            response.on('end', () =>
+              resolve({ status: response.statusCode ?? 0, body, connection: response.headers.connection }),
+            );
+          },
+        );
+        slow.on('error', reject);
+        slow.write('{"message":');
+        setTimeout(() => {
+          server.child.kill('SIGTERM');
+          setTimeout(() => slow.end('"sent during shutdown"}'), 300);
+        }, 200);
+      },
+    );
 
     const { status, body, connection } = await answer;
     expect(status).toBe(202);

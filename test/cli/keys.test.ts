@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { useCliFixture } from '../support/cliFixture.js';
+import { rawRequest } from '../support/http.js';
+
+const fixture = useCliFixture();
+const listOrders = (key: string) =>
+  rawRequest(`${fixture.server.baseUrl}/v1/store/orders`, { headers: { Authorization: `Bearer ${key}` } });
+
+describe('store-orders keys', () => {
+  it('create prints the new key alone on the last line, and it works at once against the running server', async () => {
+    const result = await fixture.cli('keys', 'create', '--account', 'acme');
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.at(-1)).toMatch(/^sok_[0-9A-Za-z]{39}$/);
+    expect(lines.slice(0, -1).join('\n')).toContain('shown once');
+    expect((await listOrders(lines.at(-1) as string)).status).toBe(200);
+  });
+
+  it('create makes the account when it is missing, and reuses it when it exists', async () => {
+    await fixture.newKey('globex');
+    await fixture.newKey('globex');
+    const keys = await fixture.cliJson<{ account: string }[]>('keys', 'list');
+    expect(keys.map((key) => key.account)).toEqual(['globex', 'globex']);
+  });
+
+  it('list shows ids, accounts and prefixes, never the keys', async () => {
+    const key = await fixture.newKey();
+    const result = await fixture.cli('keys', 'list');
+    expect(result.stdout).not.toContain(key);
+    expect(JSON.parse(result.stdout)).toEqual([
+      { id: 1, account: 'acme', displayPrefix: `${key.slice(0, 7)}…`, createdAt: expect.any(String) },
+    ]);
+  });
+
+  it('revoke by key makes the very next request fail', async () => {
+    const key = await fixture.newKey();
+    expect((await listOrders(key)).status).toBe(200);
+    const result = await fixture.cli('keys', 'revoke', key);
+    expect(result.code).toBe(0);
+    expect((await listOrders(key)).status).toBe(401);
+  });
+
+  it('revoke by id works, and says when the key was already revoked', async () => {
+    const key = await fixture.newKey();
+    expect((await fixture.cli('keys', 'revoke', '1')).stdout).toContain('Key revoked');
+    expect((await listOrders(key)).status).toBe(401);
+    const again = await fixture.cli('keys', 'revoke', '1');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('already revoked');
+    const [listed] = await fixture.cliJson<{ revokedAt?: string }[]>('keys', 'list');
+    expect(listed?.revokedAt).toEqual(expect.any(String));
+  });
+
+  it.each([
+    [['keys', 'revoke', '42'], 1, /no such key/],
+    [['keys', 'revoke', 'not-a-key'], 2, /KEY_OR_ID must be/],
+    [['keys', 'revoke'], 2, /exactly one KEY_OR_ID/],
+    [['keys', 'create'], 2, /--account NAME/],
+    [['keys', 'create', '--account'], 2, /argument missing/],
+    [['keys', 'create', '--account', 'a', '--admin'], 2, /Unknown option/],
+    [['keys', 'rotate'], 2, /unknown keys command/],
+  ])('%j exits %i with a clear message', async (args, code, message) => {
+    const result = await fixture.cli(...args);
+    expect(result.code).toBe(code);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toMatch(/^store-orders: /);
+  });
+});

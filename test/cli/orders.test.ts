@@ -1,0 +1,176 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useCliFixture } from '../support/cliFixture.js';
+import { apiClient } from '../support/http.js';
+
+const fixture = useCliFixture();
+let key: string;
+beforeEach(async () => {
+  key = await fixture.newKey();
+});
+const api = () => apiClient(fixture.server.baseUrl, key);
+const cancel = (orderId: number) =>
+  api().DELETE('/store/orders/{orderId}', { params: { path: { orderId } } });
+
+interface CliOrder {
+  id: number;
+  status: string;
+}
+
+describe('store-orders orders add', () => {
+  it('prints the created order with its id and status, and the API lists it at once', async () => {
+    const order = await fixture.cliJson<CliOrder>(
+      'orders',
+      'add',
+      '--pet-id',
+      '7',
+      '--quantity',
+      '2',
+      '--ship-date',
+      '2026-12-01T09:00:00+01:00',
+      '--complete',
+    );
+    expect(order).toMatchObject({
+      id: 1,
+      petId: 7,
+      quantity: 2,
+      shipDate: '2026-12-01T08:00:00.000Z',
+      complete: true,
+      status: 'pending',
+    });
+    const { data } = await api().GET('/store/orders');
+    expect(data).toEqual([
+      { id: 1, petId: 7, quantity: 2, shipDate: '2026-12-01T08:00:00.000Z', complete: true },
+    ]);
+  });
+
+  it('can add a shipped order, which the API refuses to cancel', async () => {
+    const order = await fixture.cliJson<CliOrder>(
+      'orders',
+      'add',
+      '--pet-id',
+      '1',
+      '--quantity',
+      '1',
+      '--status',
+      'shipped',
+    );
+    expect(order.status).toBe('shipped');
+    expect((await cancel(order.id)).response.status).toBe(409);
+  });
+
+  it.each([
+    [['--pet-id', 'abc', '--quantity', '1'], /--pet-id must be a positive whole number/],
+    [['--pet-id', '1', '--quantity', '0'], /--quantity must be a positive whole number/],
+    [['--pet-id', '1', '--quantity', '2147483648'], /quantity must be an integer from 1/],
+    [['--pet-id', '1'], /needs --pet-id N and --quantity N/],
+    [
+      ['--pet-id', '1', '--quantity', '1', '--ship-date', 'tomorrow'],
+      /shipDate must be an ISO 8601 date-time/,
+    ],
+    [
+      ['--pet-id', '1', '--quantity', '1', '--ship-date', '2026-12-01'],
+      /shipDate must be an ISO 8601 date-time/,
+    ],
+    [['--pet-id', '1', '--quantity', '1', '--status', 'cancelled'], /status must be pending or shipped/],
+    [['--pet-id', '1', '--quantity', '1', '--colour', 'red'], /Unknown option/],
+  ])('refuses %j with a clear message and a non-zero exit', async (args, message) => {
+    const result = await fixture.cli('orders', 'add', ...args);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(message);
+    expect(await fixture.cliJson('orders', 'list')).toEqual([]);
+  });
+});
+
+describe('store-orders orders ship', () => {
+  it('moves a pending order to shipped, after which the API cannot cancel it', async () => {
+    const order = await fixture.cliJson<CliOrder>('orders', 'add', '--pet-id', '1', '--quantity', '1');
+    expect((await fixture.cliJson<CliOrder>('orders', 'ship', String(order.id))).status).toBe('shipped');
+    expect((await cancel(order.id)).response.status).toBe(409);
+  });
+
+  it('refuses a missing order and an order that is not pending', async () => {
+    expect((await fixture.cli('orders', 'ship', '99')).stderr).toMatch(/no order 99/);
+    const order = await fixture.cliJson<CliOrder>('orders', 'add', '--pet-id', '1', '--quantity', '1');
+    expect((await cancel(order.id)).response.status).toBe(204);
+    const result = await fixture.cli('orders', 'ship', String(order.id));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/is cancelled; only a pending order can ship/);
+  });
+
+  it('refuses an id that is not a positive whole number', async () => {
+    const result = await fixture.cli('orders', 'ship', 'x1');
+    expect(result.code).toBe(2);
+  });
+});
+
+describe('store-orders orders import', () => {
+  const importFile = (content: string) => {
+    const file = join(fixture.server.dbPath, '..', 'orders.json');
+    writeFileSync(file, content);
+    return file;
+  };
+
+  it('imports an array of orders in one go and prints the count', async () => {
+    const file = importFile(
+      JSON.stringify([
+        { petId: 1, quantity: 1 },
+        { petId: 2, quantity: 3, status: 'shipped', complete: true },
+        { petId: 3 },
+      ]),
+    );
+    const result = await fixture.cli('orders', 'import', file);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe('Imported 3 orders.');
+    const orders = await fixture.cliJson<CliOrder[]>('orders', 'list');
+    expect(orders.map((order) => order.status)).toEqual(['pending', 'shipped', 'pending']);
+  });
+
+  it('changes nothing when a row halfway through is bad, and names that row', async () => {
+    const file = importFile(
+      JSON.stringify([
+        { petId: 1, quantity: 1 },
+        { petId: 2, quantity: 1 },
+        { petId: 3, quantity: -5 },
+        { petId: 'x' },
+      ]),
+    );
+    const result = await fixture.cli('orders', 'import', file);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/row 3: quantity must be/);
+    expect(await fixture.cliJson('orders', 'list')).toEqual([]);
+  });
+
+  it.each([
+    ['[{"petId":1,"quantity":1},', /is not valid JSON/],
+    ['{"petId":1}', /must hold a JSON array/],
+    ['[{"petId":1,"quantity":1,"id":5}]', /row 1: unknown field "id"/],
+    ['[42]', /row 1 must be an object/],
+  ])('refuses %s and changes nothing', async (content, message) => {
+    const result = await fixture.cli('orders', 'import', importFile(content));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(message);
+    expect(await fixture.cliJson('orders', 'list')).toEqual([]);
+  });
+
+  it('refuses a file it cannot read', async () => {
+    const result = await fixture.cli('orders', 'import', '/no/such/file.json');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/cannot read/);
+  });
+});
+
+describe('store-orders orders list', () => {
+  it('shows every order with its status, cancelled ones included', async () => {
+    const order = await fixture.cliJson<CliOrder>('orders', 'add', '--pet-id', '1', '--quantity', '1');
+    await fixture.cliJson('orders', 'add', '--pet-id', '2', '--quantity', '1');
+    expect((await cancel(order.id)).response.status).toBe(204);
+    const orders = await fixture.cliJson<CliOrder[]>('orders', 'list');
+    expect(orders.map(({ id, status }) => ({ id, status }))).toEqual([
+      { id: 1, status: 'cancelled' },
+      { id: 2, status: 'pending' },
+    ]);
+    expect((await api().GET('/store/orders')).data?.map((listed) => listed.id)).toEqual([2]);
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { useCliFixture } from '../support/cliFixture.js';
+import { apiClient } from '../support/http.js';
+import { runCli } from '../support/processes.js';
+
+const fixture = useCliFixture();
+
+describe('store-orders accounts create', () => {
+  it('creates an account and refuses a second one with the same name', async () => {
+    expect(await fixture.cliJson('accounts', 'create', 'acme')).toMatchObject({ id: 1, name: 'acme' });
+    const again = await fixture.cli('accounts', 'create', 'acme');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/account "acme" already exists/);
+  });
+
+  it('refuses a missing or empty name', async () => {
+    expect((await fixture.cli('accounts', 'create')).code).toBe(2);
+    expect((await fixture.cli('accounts', 'create', '  ')).code).toBe(2);
+  });
+});
+
+describe('store-orders pets add', () => {
+  it('prints the pet, which the API then returns', async () => {
+    const pet = await fixture.cliJson<{ id: number; name: string }>('pets', 'add', '--name', 'Rex');
+    expect(pet).toEqual({ id: 1, name: 'Rex' });
+    const key = await fixture.newKey();
+    const { data } = await apiClient(fixture.server.baseUrl, key).GET('/pets/{petId}', {
+      params: { path: { petId: 1 } },
+    });
+    expect(data).toEqual(pet);
+  });
+
+  it('refuses a missing name', async () => {
+    const result = await fixture.cli('pets', 'add');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--name NAME/);
+  });
+});
+
+describe('store-orders messages list', () => {
+  it('prints the messages sent through the API, with their accounts', async () => {
+    const key = await fixture.newKey();
+    const { data } = await apiClient(fixture.server.baseUrl, key).POST('/messages', {
+      body: { message: 'hello' },
+    });
+    const messages = await fixture.cliJson('messages', 'list');
+    expect(messages).toEqual([
+      { id: data?.id, accountId: 1, message: 'hello', status: 'queued', createdAt: data?.createdAt },
+    ]);
+  });
+});
+
+describe('store-orders itself', () => {
+  it('prints help and exits 0', async () => {
+    const result = await fixture.cli('help');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('keys create --account NAME');
+  });
+
+  it.each([['frobnicate'], ['orders', 'delete'], ['messages']])('refuses %j with exit 2', async (...args) => {
+    const result = await fixture.cli(...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^store-orders: unknown/);
+  });
+
+  it('honours DATABASE_URL as a file: URL', async () => {
+    const url = `file://${fixture.server.dbPath}`;
+    const result = await runCli(['pets', 'add', '--name', 'Tom'], { DATABASE_URL: url });
+    expect(result.code).toBe(0);
+    expect(fixture.server.store.findPet(1)).toEqual({ id: 1, name: 'Tom' });
+  });
+
+  it('refuses a bad DATABASE_URL with a clear message', async () => {
+    const result = await runCli(['orders', 'list'], { DATABASE_URL: 'postgres://db/store' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/DATABASE_URL must be a SQLite file path/);
+  });
+});
