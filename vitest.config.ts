@@ -6,5 +6,7 @@ export default defineConfig({
     globalSetup: ['test/support/buildOnce.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // The JSON report lets .ci/run print a plain "N passed, N failed" line.
+    reporters: ['default', ['json', { outputFile: 'test-artifacts/vitest.json' }]],
   },
 });
