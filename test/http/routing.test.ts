@@ -31,6 +31,7 @@ describe('unknown paths and methods', () => {
     ['PATCH', '/v1/store/orders/1', 'DELETE'],
     ['GET', '/v1/messages', 'POST'],
     ['DELETE', '/v1/pets/1', 'GET'],
+    ['OPTIONS', '/v1/store/orders', 'GET'],
   ])('answers %s %s with 405 and Allow: %s', async (method, path, allow) => {
     const response = await rawRequest(`${server.baseUrl}${path}`, {
       method,
@@ -39,6 +40,15 @@ describe('unknown paths and methods', () => {
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe(allow);
     expect(response.json).toMatchObject({ code: 'method_not_allowed', status: 405 });
+  });
+
+  it('answers HEAD with 405 and Allow, since no operation defines it', async () => {
+    const response = await rawRequest(`${server.baseUrl}/v1/store/orders`, {
+      method: 'HEAD',
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET');
   });
 });
 

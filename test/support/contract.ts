@@ -75,6 +75,11 @@ export function contractViolations(response: ObservedResponse): string[] {
   if (!response.headers.get('x-request-id')) problems.push('no X-Request-Id header');
   if (response.status >= 500) problems.push(`server error ${response.status}: ${response.bodyText}`);
 
+  // A HEAD answer has the headers of its GET and never a body.
+  if (response.method === 'HEAD') {
+    if (response.bodyText !== '') problems.push('HEAD answered with a body');
+    return problems;
+  }
   if (!match) {
     // Not an operation of the contract (probes, the contract itself, unknown paths, wrong methods):
     // any error there is still the Error body.
