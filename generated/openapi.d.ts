@@ -155,6 +155,7 @@ export interface components {
          *     | `gone` | 410 | the operation is past its sunset |
          *     | `payload_too_large` | 413 | the body is larger than 1 MiB |
          *     | `bad_request` | 400 | the HTTP request itself is malformed |
+         *     | `headers_too_large` | 431 | the request headers exceed the server's limit (16 KiB) |
          *     | `internal_error` | 500 | an unexpected error; details are in the server log under the request id |
          *     | `service_unavailable` | 503 | the server is shutting down or its database is busy; retry |
          *

@@ -7,7 +7,7 @@ import type { Contract } from './contract/document.js';
 import { apiError } from './contract/errorBody.js';
 import type { Handlers } from './contract/types.js';
 import { API_ROOT, createBackend } from './http/backend.js';
-import { errorResultFor } from './http/errors.js';
+import { errorResultFor, writeClientError } from './http/errors.js';
 import { send, toWire } from './http/reply.js';
 import { requestIdFor } from './http/requestId.js';
 import { handlers as defaultHandlers } from './operations/index.js';
@@ -43,24 +43,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       },
     },
     genReqId: (request) => requestIdFor(request.headers['x-request-id']),
-    // Long enough that an over-long id reaches validation (400) instead of failing to route (404).
-    routerOptions: { maxParamLength: 4096 },
+    // As long as Node's own header limit, so an over-long id reaches validation (400) rather than
+    // failing to route (404).
+    routerOptions: { maxParamLength: 16 * 1024 },
     requestTimeout: 30_000,
     keepAliveTimeout: 5_000,
-    clientErrorHandler: (error, socket) => {
-      const status = (error as { code?: string }).code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-      const body = JSON.stringify(
-        apiError(status, status === 431 ? 'headers_too_large' : 'bad_request', 'Malformed HTTP request').body,
-      );
-      if (socket.writable) {
-        socket.end(
-          `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-            `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-        );
-      } else {
-        socket.destroy(error);
-      }
-    },
+    clientErrorHandler: writeClientError,
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id);
       send(reply, toWire(errorResultFor(error).result));

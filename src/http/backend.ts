@@ -2,6 +2,7 @@
 // run in this order, which is the API's documented order of checks:
 //   routing (404/405) → sunset (410) → bearer auth (401) → body (413/400) → contract validation (400) → handler.
 
+import type { Readable } from 'node:stream';
 import addFormats from 'ajv-formats';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Request as ApiRequest, type Context, OpenAPIBackend } from 'openapi-backend';
@@ -97,7 +98,7 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
         if (context.operation.requestBody) {
           const { request, apiRequest, contentType } = exchange;
           apiRequest.body = await readJsonBody(
-            request.body as never,
+            request.body as Readable | undefined,
             contentType,
             request.headers['content-length'],
           );

@@ -1,5 +1,6 @@
 // The one error shape. Every error, whoever raised it, becomes an Error body here, with `status` equal to
 // the HTTP status; unexpected ones become a generic 500 whose details go only to the log.
+import type { Socket } from 'node:net';
 import { apiError, type ErrorResult } from '../contract/errorBody.js';
 
 /** For the few places that cannot return a result (library hooks); turned into a reply by errorResultFor. */
@@ -63,4 +64,24 @@ export function unsupportedContentType(): ErrorResult<400> {
 
 function expected(result: ErrorResult) {
   return { result, expected: true };
+}
+
+/**
+ * Node hands over a request it could not parse as HTTP before Fastify sees it; the answer is still the
+ * Error body, written straight to the socket.
+ */
+export function writeClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy(error);
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const { status, body } = tooLarge
+    ? apiError(431, 'headers_too_large', 'The request headers are too large')
+    : apiError(400, 'bad_request', 'Malformed HTTP request');
+  const payload = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
+  );
 }
