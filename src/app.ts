@@ -68,11 +68,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // While stopping, each answer closes its connection: a kept-alive socket would otherwise hold the
   // stop open until keepAliveTimeout.
   let closing = false;
-  app.addHook('preClose', async () => {
+  app.addHook('preClose', (done) => {
     closing = true;
+    done();
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('Connection', 'close');
+    done(null, payload);
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
@@ -86,8 +88,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     send(reply, toWire(apiError(404, 'not_found', 'No such path'))),
   );
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/healthz', () => ({ status: 'ok' }));
+  app.get('/readyz', (_request, reply) => {
     let ready = false;
     try {
       ready = store.isReady();
@@ -97,10 +99,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (ready) return { status: 'ready' };
     return send(reply, toWire(apiError(503, 'service_unavailable', 'The database is not answering')));
   });
-  app.get(`${API_ROOT}/openapi.yaml`, async (_request, reply) =>
+  app.get(`${API_ROOT}/openapi.yaml`, (_request, reply) =>
     reply.type('application/yaml').send(contract.yamlText),
   );
-  app.get(`${API_ROOT}/openapi.json`, async (_request, reply) =>
+  app.get(`${API_ROOT}/openapi.json`, (_request, reply) =>
     reply.type('application/json').send(contract.jsonText),
   );
 

@@ -17,7 +17,7 @@ export function deprecationPolicies(operations: ContractOperation[]): Map<string
   const policies = new Map<string, DeprecationPolicy>();
   for (const { operationId, definition } of operations) {
     if (definition.deprecated !== true) continue;
-    policies.set(operationId, policyFor(operationId, definition as DeprecatedOperation));
+    policies.set(operationId, policyFor(operationId, definition));
   }
   return policies;
 }
@@ -48,9 +48,9 @@ function policyFor(operationId: string, definition: DeprecatedOperation): Deprec
 function instant(operationId: string, extension: string, value: unknown): Date | undefined {
   if (value === undefined) return undefined;
   const date = typeof value === 'string' ? new Date(value) : new Date(Number.NaN);
-  if (Number.isNaN(date.getTime()) || !/Z$|[+-]\d{2}:\d{2}$/.test(String(value))) {
+  if (typeof value !== 'string' || Number.isNaN(date.getTime()) || !/(Z|[+-]\d{2}:\d{2})$/.test(value)) {
     throw new ContractError(
-      `${operationId}: ${extension} must be a date-time with a time zone, got ${String(value)}`,
+      `${operationId}: ${extension} must be a date-time with a time zone, got ${JSON.stringify(value)}`,
     );
   }
   return date;

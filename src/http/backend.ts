@@ -92,7 +92,7 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
         if (!context.security.authorized) return;
         const invalid = invalidIntegerParameter(
           context.operation as OpenAPIV3.OperationObject,
-          context.request.params,
+          context.request.params as Record<string, unknown>,
         );
         if (invalid) throw new ApiError(invalid);
         if (context.operation.requestBody) {
@@ -122,7 +122,8 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
         const principal = context.security.bearerAuth as Principal;
         // context.request is re-parsed from the raw path after validation, so only the validator's
         // coerced copy has the parameters as the contract's types.
-        const input = { path: context.validation.coerced?.params, body: exchange.apiRequest.body };
+        const path = (context.validation.coerced as { params?: unknown } | undefined)?.params;
+        const input = { path, body: exchange.apiRequest.body as unknown };
         const wire = toWire(handler(input, { store, principal, now }));
         return conditional.has(operationId)
           ? conditionalGet(wire, exchange.request.headers['if-none-match'])

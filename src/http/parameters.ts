@@ -16,13 +16,14 @@ export function invalidIntegerParameter(
   for (const parameter of (operation.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
     const schema = parameter.schema as OpenAPIV3.SchemaObject | undefined;
     if (parameter.in !== 'path' || schema?.type !== 'integer') continue;
-    const raw = String(rawPathParams[parameter.name] ?? '');
+    const value = rawPathParams[parameter.name];
+    const raw = typeof value === 'string' ? value : '';
     if (!/^-?[0-9]{1,40}$/.test(raw)) {
       return apiError(400, 'invalid_request', `${parameter.name}: must be an integer written in decimal`);
     }
     const range = RANGES[schema.format ?? 'int64'] ?? RANGES.int64;
-    const value = BigInt(raw);
-    if (range && (value < range[0] || value > range[1])) {
+    const integer = BigInt(raw);
+    if (range && (integer < range[0] || integer > range[1])) {
       return apiError(400, 'invalid_request', `${parameter.name}: must fit in ${schema.format ?? 'int64'}`);
     }
   }

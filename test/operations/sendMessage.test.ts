@@ -129,7 +129,7 @@ describe('sendMessage', () => {
       headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
       body: stream,
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(response.status).toBe(413);
   });
 

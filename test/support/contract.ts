@@ -29,7 +29,7 @@ function resolve(node: unknown, pointer: string): { node: Json; pointer: string 
   let current = node as Json;
   let at = pointer;
   while (typeof current.$ref === 'string') {
-    at = (current.$ref as string).slice(1);
+    at = current.$ref.slice(1);
     current = at
       .split('/')
       .slice(1)
@@ -90,7 +90,7 @@ export function contractViolations(response: ObservedResponse): string[] {
   const responses = match.operation.responses as Json;
   const key = String(response.status) in responses ? String(response.status) : 'default';
   if (!(key in responses)) {
-    problems.push(`status ${response.status} is not documented for ${match.operation.operationId}`);
+    problems.push(`status ${response.status} is not documented for ${String(match.operation.operationId)}`);
     return problems;
   }
   const { node: documented, pointer } = resolve(responses[key], `${match.pointer}/responses/${key}`);
@@ -106,7 +106,7 @@ export function contractViolations(response: ObservedResponse): string[] {
       continue;
     }
     const validate = validatorAt(`${headerPointer}/schema`);
-    if (!validate(value)) problems.push(`header ${name}: ${ajv.errorsText(validate.errors)} (got ${value})`);
+    if (!validate(value)) problems.push(`header ${name}: ${ajv.errorsText(validate.errors)} (got ${value as string})`);
   }
 
   const content = documented.content as Json | undefined;

@@ -70,7 +70,7 @@ export async function spawnServer(
       }
     };
     child.stdout?.on('data', look);
-    finished.then((result) => {
+    void finished.then((result) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${result.code}:\n${result.stdout}${result.stderr}`));
     });

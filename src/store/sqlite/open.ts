@@ -21,13 +21,13 @@ export function openDatabase(path: string, { synchronous }: OpenOptions): Databa
   const db = new Database(path);
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    const journalMode = db.pragma('journal_mode = WAL', { simple: true });
+    const journalMode = db.pragma('journal_mode = WAL', { simple: true }) as string;
     if (journalMode !== 'wal')
       throw new DatabaseOpenError(`${path}: journal_mode is ${journalMode}, expected wal`);
     // better-sqlite3 is built with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1: once a file is in WAL mode, every
     // new connection silently starts at NORMAL. So synchronous is set after journal_mode, and read back.
     db.pragma(`synchronous = ${synchronous}`);
-    const level = db.pragma('synchronous', { simple: true });
+    const level = db.pragma('synchronous', { simple: true }) as number;
     if (level !== SYNCHRONOUS_LEVELS[synchronous]) {
       throw new DatabaseOpenError(`${path}: synchronous reads back ${level}, expected ${synchronous}`);
     }
