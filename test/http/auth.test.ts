@@ -78,3 +78,40 @@ describe('bearerToken', () => {
     expect(bearerToken(undefined)).toBeUndefined();
   });
 });
+
+describe('authenticate', () => {
+  it('refuses a malformed key without looking anything up', async () => {
+    const { authenticate } = await import('../../src/http/auth.js');
+    let lookups = 0;
+    const countingStore = new Proxy(server.store, {
+      get(target, property) {
+        if (property === 'findActiveKey') lookups++;
+        const value = Reflect.get(target, property, target) as unknown;
+        // The store keeps its statements in private fields, so methods must run on the store itself.
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const changed = `${key.slice(0, -1)}${key.endsWith('a') ? 'b' : 'a'}`;
+    for (const header of [undefined, '', 'Bearer', 'Bearer sok_short', `Bearer ${changed}`, `Basic ${key}`]) {
+      expect(authenticate(header, countingStore)).toBeUndefined();
+    }
+    expect(lookups).toBe(0);
+    expect(authenticate(`Bearer ${key}`, countingStore)).toMatchObject({ keyId });
+    expect(lookups).toBe(1);
+  });
+});
+
+describe('every operation', () => {
+  it('answers 401 without a key, before looking at anything else', async () => {
+    const requests: [string, string][] = [
+      ['GET', '/v1/store/orders'],
+      ['DELETE', '/v1/store/orders/1'],
+      ['POST', '/v1/messages'],
+      ['GET', '/v1/pets/1'],
+    ];
+    for (const [method, path] of requests) {
+      const response = await rawRequest(`${server.baseUrl}${path}`, { method });
+      expect(response.status, `${method} ${path}`).toBe(401);
+    }
+  });
+});
