@@ -1,21 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bearerToken } from '../../src/http/auth.js';
 import { generateKey } from '../../src/keys.js';
 import { rawRequest } from '../support/http.js';
-import { createKey, startServer, type TestServer } from '../support/server.js';
+import { createKey, useServer } from '../support/server.js';
 
-let server: TestServer;
-let key: string;
-let keyId: number;
-beforeEach(async () => {
-  server = await startServer();
-  ({ key, keyId } = createKey(server.store));
-});
-afterEach(() => server.close());
+const t = useServer();
 
 const listWith = (authorization?: string) =>
   rawRequest(
-    `${server.baseUrl}/v1/store/orders`,
+    `${t.server.baseUrl}/v1/store/orders`,
     authorization === undefined ? {} : { headers: { Authorization: authorization } },
   );
 
@@ -27,7 +20,7 @@ function oneCharacterChanged(text: string): string {
 describe('bearer authentication', () => {
   it('accepts the scheme name in any case', async () => {
     for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
-      expect((await listWith(`${scheme} ${key}`)).status, scheme).toBe(200);
+      expect((await listWith(`${scheme} ${t.key}`)).status, scheme).toBe(200);
     }
   });
 
@@ -43,9 +36,9 @@ describe('bearer authentication', () => {
     ['a very long header', `Bearer ${'a'.repeat(8000)}`],
   ])('answers 401 to %s', async (_name, template) => {
     const authorization = template
-      ?.replace('CHANGED', `Bearer ${oneCharacterChanged(key)}`)
+      ?.replace('CHANGED', `Bearer ${oneCharacterChanged(t.key)}`)
       .replace('UNKNOWN', `Bearer ${generateKey()}`)
-      .replaceAll('KEY', key);
+      .replaceAll('KEY', t.key);
     const response = await listWith(authorization);
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe('Bearer realm="store-orders"');
@@ -57,14 +50,14 @@ describe('bearer authentication', () => {
   });
 
   it('refuses a revoked key on the very next request', async () => {
-    expect((await listWith(`Bearer ${key}`)).status).toBe(200);
-    server.store.revokeKeyById(keyId);
-    expect((await listWith(`Bearer ${key}`)).status).toBe(401);
+    expect((await listWith(`Bearer ${t.key}`)).status).toBe(200);
+    t.server.store.revokeKeyById(t.keyId);
+    expect((await listWith(`Bearer ${t.key}`)).status).toBe(401);
   });
 
   it('keeps the other keys of the account working when one is revoked', async () => {
-    const other = createKey(server.store).key;
-    server.store.revokeKeyById(keyId);
+    const other = createKey(t.server.store).key;
+    t.server.store.revokeKeyById(t.keyId);
     expect((await listWith(`Bearer ${other}`)).status).toBe(200);
   });
 });
@@ -83,7 +76,7 @@ describe('authenticate', () => {
   it('refuses a malformed key without looking anything up', async () => {
     const { authenticate } = await import('../../src/http/auth.js');
     let lookups = 0;
-    const countingStore = new Proxy(server.store, {
+    const countingStore = new Proxy(t.server.store, {
       get(target, property) {
         if (property === 'findActiveKey') lookups++;
         const value = Reflect.get(target, property, target) as unknown;
@@ -91,12 +84,12 @@ describe('authenticate', () => {
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     });
-    const changed = `${key.slice(0, -1)}${key.endsWith('a') ? 'b' : 'a'}`;
-    for (const header of [undefined, '', 'Bearer', 'Bearer sok_short', `Bearer ${changed}`, `Basic ${key}`]) {
+    const changed = `${t.key.slice(0, -1)}${t.key.endsWith('a') ? 'b' : 'a'}`;
+    for (const header of [undefined, '', 'Bearer', 'Bearer sok_short', `Bearer ${changed}`, `Basic ${t.key}`]) {
       expect(authenticate(header, countingStore)).toBeUndefined();
     }
     expect(lookups).toBe(0);
-    expect(authenticate(`Bearer ${key}`, countingStore)).toMatchObject({ keyId });
+    expect(authenticate(`Bearer ${t.key}`, countingStore)).toMatchObject({ keyId: t.keyId });
     expect(lookups).toBe(1);
   });
 });
@@ -110,7 +103,7 @@ describe('every operation', () => {
       ['GET', '/v1/pets/1'],
     ];
     for (const [method, path] of requests) {
-      const response = await rawRequest(`${server.baseUrl}${path}`, { method });
+      const response = await rawRequest(`${t.server.baseUrl}${path}`, { method });
       expect(response.status, `${method} ${path}`).toBe(401);
     }
   });

@@ -1,23 +1,17 @@
 import { connect } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { contractViolations } from '../support/contract.js';
 import { rawRequest } from '../support/http.js';
-import { createKey, startServer, type TestServer } from '../support/server.js';
+import { createKey, startServer, useServer } from '../support/server.js';
 
-let server: TestServer;
-let key: string;
-beforeEach(async () => {
-  server = await startServer();
-  key = createKey(server.store).key;
-});
-afterEach(() => server.close());
+const t = useServer();
 
 describe('unknown paths and methods', () => {
   it.each(['/v1/nope', '/v1/store', '/v1/store/orders/1/items', '/nope', '/', '/v2/store/orders'])(
     'answers 404 with the Error body for %s',
     async (path) => {
-      const response = await rawRequest(`${server.baseUrl}${path}`, {
-        headers: { Authorization: `Bearer ${key}` },
+      const response = await rawRequest(`${t.server.baseUrl}${path}`, {
+        headers: { Authorization: `Bearer ${t.key}` },
       });
       expect(response.status).toBe(404);
       expect(response.json).toMatchObject({ code: 'not_found', status: 404 });
@@ -33,9 +27,9 @@ describe('unknown paths and methods', () => {
     ['DELETE', '/v1/pets/1', 'GET'],
     ['OPTIONS', '/v1/store/orders', 'GET'],
   ])('answers %s %s with 405 and Allow: %s', async (method, path, allow) => {
-    const response = await rawRequest(`${server.baseUrl}${path}`, {
+    const response = await rawRequest(`${t.server.baseUrl}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${key}` },
+      headers: { Authorization: `Bearer ${t.key}` },
     });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe(allow);
@@ -43,9 +37,9 @@ describe('unknown paths and methods', () => {
   });
 
   it('answers HEAD with 405 and Allow, since no operation defines it', async () => {
-    const response = await rawRequest(`${server.baseUrl}/v1/store/orders`, {
+    const response = await rawRequest(`${t.server.baseUrl}/v1/store/orders`, {
       method: 'HEAD',
-      headers: { Authorization: `Bearer ${key}` },
+      headers: { Authorization: `Bearer ${t.key}` },
     });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET');
@@ -55,24 +49,24 @@ describe('unknown paths and methods', () => {
 describe('request ids', () => {
   it('puts an X-Request-Id on every response, and logs it', async () => {
     const responses = await Promise.all([
-      rawRequest(`${server.baseUrl}/v1/store/orders`, { headers: { Authorization: `Bearer ${key}` } }),
-      rawRequest(`${server.baseUrl}/v1/store/orders`),
-      rawRequest(`${server.baseUrl}/nope`),
-      rawRequest(`${server.baseUrl}/healthz`),
+      rawRequest(`${t.server.baseUrl}/v1/store/orders`, { headers: { Authorization: `Bearer ${t.key}` } }),
+      rawRequest(`${t.server.baseUrl}/v1/store/orders`),
+      rawRequest(`${t.server.baseUrl}/nope`),
+      rawRequest(`${t.server.baseUrl}/healthz`),
     ]);
     for (const response of responses) {
       const requestId = response.headers.get('x-request-id') as string;
       expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
-      expect(server.logs.some((line) => line.includes(requestId))).toBe(true);
+      expect(t.server.logs.some((line) => line.includes(requestId))).toBe(true);
     }
   });
 
   it('echoes a safe incoming X-Request-Id and replaces an unsafe one', async () => {
-    const kept = await rawRequest(`${server.baseUrl}/healthz`, {
+    const kept = await rawRequest(`${t.server.baseUrl}/healthz`, {
       headers: { 'X-Request-Id': 'trace-123.abc:9' },
     });
     expect(kept.headers.get('x-request-id')).toBe('trace-123.abc:9');
-    const replaced = await rawRequest(`${server.baseUrl}/healthz`, {
+    const replaced = await rawRequest(`${t.server.baseUrl}/healthz`, {
       headers: { 'X-Request-Id': 'bad id\twith spaces' },
     });
     expect(replaced.headers.get('x-request-id')).not.toContain('bad');
@@ -81,23 +75,23 @@ describe('request ids', () => {
 
 describe('the contract and probes', () => {
   it('serves openapi.yaml and openapi.json without a key', async () => {
-    const yaml = await fetch(`${server.baseUrl}/v1/openapi.yaml`);
+    const yaml = await fetch(`${t.server.baseUrl}/v1/openapi.yaml`);
     expect(yaml.status).toBe(200);
     expect(yaml.headers.get('content-type')).toMatch(/^application\/yaml/);
     expect(await yaml.text()).toMatch(/^openapi: 3\.0\.3/);
-    const json = await fetch(`${server.baseUrl}/v1/openapi.json`);
+    const json = await fetch(`${t.server.baseUrl}/v1/openapi.json`);
     expect(json.status).toBe(200);
     expect(((await json.json()) as { info: { version: string } }).info.version).toBe('1.0.0');
   });
 
   it('answers /healthz and /readyz without a key', async () => {
-    expect((await rawRequest(`${server.baseUrl}/healthz`)).json).toEqual({ status: 'ok' });
-    expect((await rawRequest(`${server.baseUrl}/readyz`)).json).toEqual({ status: 'ready' });
+    expect((await rawRequest(`${t.server.baseUrl}/healthz`)).json).toEqual({ status: 'ok' });
+    expect((await rawRequest(`${t.server.baseUrl}/readyz`)).json).toEqual({ status: 'ready' });
   });
 
   it('answers /readyz with 503 when the database is gone', async () => {
-    server.store.close();
-    const response = await fetch(`${server.baseUrl}/readyz`);
+    t.server.store.close();
+    const response = await fetch(`${t.server.baseUrl}/readyz`);
     const bodyText = await response.text();
     expect(response.status).toBe(503);
     expect(JSON.parse(bodyText)).toMatchObject({ code: 'service_unavailable', status: 503 });
@@ -115,9 +109,9 @@ describe('the contract and probes', () => {
 
 describe("Fastify's own errors are the Error body", () => {
   it('answers a malformed URL escape with 400', async () => {
-    const response = await rawRequest(`${server.baseUrl}/v1/store/orders/%E0%A4%A`, {
+    const response = await rawRequest(`${t.server.baseUrl}/v1/store/orders/%E0%A4%A`, {
       method: 'DELETE',
-      headers: { Authorization: `Bearer ${key}` },
+      headers: { Authorization: `Bearer ${t.key}` },
     });
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ status: 400 });
@@ -125,7 +119,7 @@ describe("Fastify's own errors are the Error body", () => {
 
   it('answers a malformed HTTP request with a 400 Error body', async () => {
     const reply = await rawSocket(
-      server.baseUrl,
+      t.server.baseUrl,
       'GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
     );
     const [head = '', body = ''] = reply.split('\r\n\r\n');
@@ -136,7 +130,7 @@ describe("Fastify's own errors are the Error body", () => {
 
   it('answers over-large headers with a 431 Error body', async () => {
     const reply = await rawSocket(
-      server.baseUrl,
+      t.server.baseUrl,
       `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
     );
     expect(reply).toMatch(/^HTTP\/1\.1 431/);
@@ -149,8 +143,8 @@ describe("Fastify's own errors are the Error body", () => {
 
 describe('unexpected exceptions', () => {
   it('answer 500 with a generic message, and the details go only to the log', async () => {
-    await server.close();
-    server = await startServer({
+    await t.server.close();
+    t.server = await startServer({
       handlers: {
         ...(await import('../../src/operations/index.js')).handlers,
         listOrders: () => {
@@ -158,9 +152,9 @@ describe('unexpected exceptions', () => {
         },
       },
     });
-    key = createKey(server.store).key;
-    const response = await fetch(`${server.baseUrl}/v1/store/orders`, {
-      headers: { Authorization: `Bearer ${key}` },
+    t.key = createKey(t.server.store).key;
+    const response = await fetch(`${t.server.baseUrl}/v1/store/orders`, {
+      headers: { Authorization: `Bearer ${t.key}` },
     });
     const text = await response.text();
     expect(response.status).toBe(500);
@@ -171,7 +165,7 @@ describe('unexpected exceptions', () => {
       status: 500,
     });
     expect(text).not.toContain('disk on fire');
-    expect(server.logs.join('')).toContain('disk on fire: secret detail');
+    expect(t.server.logs.join('')).toContain('disk on fire: secret detail');
     // 500 is documented (default), so it honours the contract apart from being a 5xx.
     const problems = contractViolations({
       method: 'GET',
@@ -186,16 +180,16 @@ describe('unexpected exceptions', () => {
 
 describe('logs', () => {
   it('never contain the API key or the Authorization header', async () => {
-    await rawRequest(`${server.baseUrl}/v1/store/orders`, { headers: { Authorization: `Bearer ${key}` } });
-    await rawRequest(`${server.baseUrl}/v1/store/orders/abc`, {
+    await rawRequest(`${t.server.baseUrl}/v1/store/orders`, { headers: { Authorization: `Bearer ${t.key}` } });
+    await rawRequest(`${t.server.baseUrl}/v1/store/orders/abc`, {
       method: 'DELETE',
-      headers: { Authorization: `Bearer ${key}` },
+      headers: { Authorization: `Bearer ${t.key}` },
     });
-    await rawRequest(`${server.baseUrl}/v1/nope`, { headers: { Authorization: `Bearer ${key}` } });
-    const logs = server.logs.join('');
+    await rawRequest(`${t.server.baseUrl}/v1/nope`, { headers: { Authorization: `Bearer ${t.key}` } });
+    const logs = t.server.logs.join('');
     expect(logs.length).toBeGreaterThan(0);
-    expect(logs).not.toContain(key);
-    expect(logs).not.toContain(key.slice(4, 20));
+    expect(logs).not.toContain(t.key);
+    expect(logs).not.toContain(t.key.slice(4, 20));
     expect(logs.toLowerCase()).not.toContain('bearer');
   });
 });

@@ -1,36 +1,30 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiClient, rawRequest } from '../support/http.js';
-import { createKey, startServer, type TestServer } from '../support/server.js';
+import { useServer } from '../support/server.js';
 
-let server: TestServer;
-let key: string;
-beforeEach(async () => {
-  server = await startServer();
-  key = createKey(server.store).key;
-});
-afterEach(() => server.close());
+const t = useServer();
 
 const cancel = (orderId: number) =>
-  apiClient(server.baseUrl, key).DELETE('/store/orders/{orderId}', { params: { path: { orderId } } });
+  apiClient(t.server.baseUrl, t.key).DELETE('/store/orders/{orderId}', { params: { path: { orderId } } });
 
 describe('cancelOrder', () => {
   it('cancels a pending order with 204 and no body, and it is no longer listed', async () => {
-    const order = server.store.addOrder({ petId: 1, quantity: 1 });
+    const order = t.server.store.addOrder({ petId: 1, quantity: 1 });
     const { response } = await cancel(order.id);
     expect(response.status).toBe(204);
     expect(await response.text()).toBe('');
-    expect(server.store.findOrder(order.id)?.status).toBe('cancelled');
-    const { data } = await apiClient(server.baseUrl, key).GET('/store/orders');
+    expect(t.server.store.findOrder(order.id)?.status).toBe('cancelled');
+    const { data } = await apiClient(t.server.baseUrl, t.key).GET('/store/orders');
     expect(data).toEqual([]);
   });
 
   it('answers 409 and leaves a shipped order unchanged', async () => {
-    const order = server.store.addOrder({ petId: 1, quantity: 1, status: 'shipped' });
-    const before = server.store.findOrder(order.id);
+    const order = t.server.store.addOrder({ petId: 1, quantity: 1, status: 'shipped' });
+    const before = t.server.store.findOrder(order.id);
     const { error, response } = await cancel(order.id);
     expect(response.status).toBe(409);
     expect(error?.code).toBe('order_already_shipped');
-    expect(server.store.findOrder(order.id)).toEqual(before);
+    expect(t.server.store.findOrder(order.id)).toEqual(before);
   });
 
   it('answers 404 for an order that does not exist', async () => {
@@ -40,7 +34,7 @@ describe('cancelOrder', () => {
   });
 
   it('answers 404 for an order that was already cancelled', async () => {
-    const order = server.store.addOrder({ petId: 1, quantity: 1 });
+    const order = t.server.store.addOrder({ petId: 1, quantity: 1 });
     expect((await cancel(order.id)).response.status).toBe(204);
     const { error, response } = await cancel(order.id);
     expect(response.status).toBe(404);
@@ -48,9 +42,9 @@ describe('cancelOrder', () => {
   });
 
   it('answers 404 for a valid int64 id beyond any issued id', async () => {
-    const response = await rawRequest(`${server.baseUrl}/v1/store/orders/9223372036854775807`, {
+    const response = await rawRequest(`${t.server.baseUrl}/v1/store/orders/9223372036854775807`, {
       method: 'DELETE',
-      headers: { Authorization: `Bearer ${key}` },
+      headers: { Authorization: `Bearer ${t.key}` },
     });
     expect(response.status).toBe(404);
   });
@@ -67,16 +61,16 @@ describe('cancelOrder', () => {
     '-9223372036854775809',
     '99999999999999999999999999',
   ])('answers 400 to the id %s', async (orderId) => {
-    const response = await rawRequest(`${server.baseUrl}/v1/store/orders/${orderId}`, {
+    const response = await rawRequest(`${t.server.baseUrl}/v1/store/orders/${orderId}`, {
       method: 'DELETE',
-      headers: { Authorization: `Bearer ${key}` },
+      headers: { Authorization: `Bearer ${t.key}` },
     });
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ code: 'invalid_request', status: 400 });
   });
 
   it('gives exactly one 204 among concurrent cancels of one order', async () => {
-    const order = server.store.addOrder({ petId: 1, quantity: 1 });
+    const order = t.server.store.addOrder({ petId: 1, quantity: 1 });
     const statuses = await Promise.all(
       Array.from({ length: 20 }, async () => (await cancel(order.id)).response.status),
     );
@@ -85,7 +79,7 @@ describe('cancelOrder', () => {
   });
 
   it('checks the key before the id: a bad id without a key is 401', async () => {
-    const response = await rawRequest(`${server.baseUrl}/v1/store/orders/abc`, { method: 'DELETE' });
+    const response = await rawRequest(`${t.server.baseUrl}/v1/store/orders/abc`, { method: 'DELETE' });
     expect(response.status).toBe(401);
   });
 });

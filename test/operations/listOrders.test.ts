@@ -1,23 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiClient, rawRequest } from '../support/http.js';
-import { createKey, startServer, type TestServer } from '../support/server.js';
+import { useServer } from '../support/server.js';
 
-let server: TestServer;
-let key: string;
-beforeEach(async () => {
-  server = await startServer();
-  key = createKey(server.store).key;
-});
-afterEach(() => server.close());
+const t = useServer();
 
 describe('listOrders', () => {
   it('returns every order that is not cancelled, ordered by id, with exactly the Order fields', async () => {
-    const first = server.store.addOrder({ petId: 7, quantity: 2, shipDate: '2026-12-01T09:00:00.000Z' });
-    const cancelled = server.store.addOrder({ petId: 8, quantity: 1 });
-    const shipped = server.store.addOrder({ petId: 9, quantity: 3, status: 'shipped', complete: true });
-    server.store.cancelOrder(cancelled.id);
+    const first = t.server.store.addOrder({ petId: 7, quantity: 2, shipDate: '2026-12-01T09:00:00.000Z' });
+    const cancelled = t.server.store.addOrder({ petId: 8, quantity: 1 });
+    const shipped = t.server.store.addOrder({ petId: 9, quantity: 3, status: 'shipped', complete: true });
+    t.server.store.cancelOrder(cancelled.id);
 
-    const { data, response } = await apiClient(server.baseUrl, key).GET('/store/orders');
+    const { data, response } = await apiClient(t.server.baseUrl, t.key).GET('/store/orders');
 
     expect(response.status).toBe(200);
     expect(data).toEqual([
@@ -27,8 +21,8 @@ describe('listOrders', () => {
   });
 
   it('leaves out a value the store does not have instead of sending null', async () => {
-    server.store.importOrders([{ petId: 4 }]);
-    const { data } = await apiClient(server.baseUrl, key).GET('/store/orders');
+    t.server.store.importOrders([{ petId: 4 }]);
+    const { data } = await apiClient(t.server.baseUrl, t.key).GET('/store/orders');
     const text = JSON.stringify(data);
     expect(text).not.toContain('null');
     expect(data?.[0]).not.toHaveProperty('quantity');
@@ -36,13 +30,13 @@ describe('listOrders', () => {
   });
 
   it('returns an empty array when there are no orders', async () => {
-    const { data } = await apiClient(server.baseUrl, key).GET('/store/orders');
+    const { data } = await apiClient(t.server.baseUrl, t.key).GET('/store/orders');
     expect(data).toEqual([]);
   });
 
   it('answers 304 to If-None-Match with the current ETag, and 200 once the list changes', async () => {
-    server.store.addOrder({ petId: 1, quantity: 1 });
-    const client = apiClient(server.baseUrl, key);
+    t.server.store.addOrder({ petId: 1, quantity: 1 });
+    const client = apiClient(t.server.baseUrl, t.key);
     const first = await client.GET('/store/orders');
     const etag = first.response.headers.get('etag') as string;
 
@@ -50,7 +44,7 @@ describe('listOrders', () => {
     expect(unchanged.response.status).toBe(304);
     expect(unchanged.response.headers.get('etag')).toBe(etag);
 
-    server.store.addOrder({ petId: 2, quantity: 1 });
+    t.server.store.addOrder({ petId: 2, quantity: 1 });
     const changed = await client.GET('/store/orders', { params: { header: { 'If-None-Match': etag } } });
     expect(changed.response.status).toBe(200);
     expect(changed.response.headers.get('etag')).not.toBe(etag);
@@ -58,7 +52,7 @@ describe('listOrders', () => {
   });
 
   it('treats If-None-Match: * and weak or listed tags as matches', async () => {
-    const client = apiClient(server.baseUrl, key);
+    const client = apiClient(t.server.baseUrl, t.key);
     const etag = (await client.GET('/store/orders')).response.headers.get('etag') as string;
     for (const ifNoneMatch of ['*', `W/${etag}`, `"other", ${etag}`]) {
       const { response } = await client.GET('/store/orders', {
@@ -69,20 +63,20 @@ describe('listOrders', () => {
   });
 
   it('marks the answer Cache-Control: no-store', async () => {
-    const { response } = await apiClient(server.baseUrl, key).GET('/store/orders');
+    const { response } = await apiClient(t.server.baseUrl, t.key).GET('/store/orders');
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
   it('answers 401 with WWW-Authenticate when the key is missing', async () => {
-    const { error, response } = await apiClient(server.baseUrl).GET('/store/orders');
+    const { error, response } = await apiClient(t.server.baseUrl).GET('/store/orders');
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
     expect(error).toEqual({ code: 'unauthorized', message: expect.any(String), status: 401 });
   });
 
   it('refuses query parameters it does not define, such as pagination, with 400', async () => {
-    const response = await rawRequest(`${server.baseUrl}/v1/store/orders?limit=1`, {
-      headers: { Authorization: `Bearer ${key}` },
+    const response = await rawRequest(`${t.server.baseUrl}/v1/store/orders?limit=1`, {
+      headers: { Authorization: `Bearer ${t.key}` },
     });
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({

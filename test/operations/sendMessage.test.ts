@@ -1,21 +1,15 @@
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiClient, rawRequest } from '../support/http.js';
-import { createKey, startServer, type TestServer } from '../support/server.js';
+import { useServer } from '../support/server.js';
 
-let server: TestServer;
-let key: string;
-beforeEach(async () => {
-  server = await startServer();
-  key = createKey(server.store).key;
-});
-afterEach(() => server.close());
+const t = useServer();
 
 const post = (body: string | Uint8Array, contentType?: string, withKey = true) =>
-  rawRequest(`${server.baseUrl}/v1/messages`, {
+  rawRequest(`${t.server.baseUrl}/v1/messages`, {
     method: 'POST',
     headers: {
-      ...(withKey && { Authorization: `Bearer ${key}` }),
+      ...(withKey && { Authorization: `Bearer ${t.key}` }),
       ...(contentType !== undefined && { 'Content-Type': contentType }),
     },
     body,
@@ -23,7 +17,7 @@ const post = (body: string | Uint8Array, contentType?: string, withKey = true) =
 
 describe('sendMessage', () => {
   it('answers 202 with the queued message, already stored in the database file', async () => {
-    const { data, response } = await apiClient(server.baseUrl, key).POST('/messages', {
+    const { data, response } = await apiClient(t.server.baseUrl, t.key).POST('/messages', {
       body: { message: 'hello' },
     });
     expect(response.status).toBe(202);
@@ -31,14 +25,14 @@ describe('sendMessage', () => {
     expect(Date.parse(data?.createdAt ?? '')).not.toBeNaN();
 
     // A separate connection, as another process would see it, right after the answer.
-    const reader = new Database(server.dbPath, { readonly: true });
+    const reader = new Database(t.server.dbPath, { readonly: true });
     const stored = reader.prepare('SELECT id, body, status FROM messages').all();
     reader.close();
     expect(stored).toEqual([{ id: data?.id, body: 'hello', status: 'queued' }]);
   });
 
   it('gives every message a unique id', async () => {
-    const client = apiClient(server.baseUrl, key);
+    const client = apiClient(t.server.baseUrl, t.key);
     const ids = await Promise.all(
       Array.from(
         { length: 25 },
@@ -100,9 +94,9 @@ describe('sendMessage', () => {
   });
 
   it('answers 400 when the content type is missing', async () => {
-    const response = await rawRequest(`${server.baseUrl}/v1/messages`, {
+    const response = await rawRequest(`${t.server.baseUrl}/v1/messages`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${key}` },
+      headers: { Authorization: `Bearer ${t.key}` },
       body: new Blob(['{"message":"x"}']),
     });
     expect(response.status).toBe(400);
@@ -113,7 +107,7 @@ describe('sendMessage', () => {
     const response = await post(JSON.stringify({ message: 'x'.repeat(1024 * 1024) }), 'application/json');
     expect(response.status).toBe(413);
     expect(response.json).toMatchObject({ code: 'payload_too_large', status: 413 });
-    expect(server.store.listMessages()).toEqual([]);
+    expect(t.server.store.listMessages()).toEqual([]);
   });
 
   it('answers 413 to an over-long chunked body that declares no length', async () => {
@@ -124,9 +118,9 @@ describe('sendMessage', () => {
         controller.close();
       },
     });
-    const response = await rawRequest(`${server.baseUrl}/v1/messages`, {
+    const response = await rawRequest(`${t.server.baseUrl}/v1/messages`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      headers: { Authorization: `Bearer ${t.key}`, 'Content-Type': 'application/json' },
       body: stream,
       duplex: 'half',
     });

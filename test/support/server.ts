@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { afterEach, beforeEach } from 'vitest';
 import { type AppOptions, buildApp } from '../../src/app.js';
 import { loadContract } from '../../src/contract/document.js';
 import { displayPrefix, generateKey, keyDigest } from '../../src/keys.js';
@@ -58,4 +59,21 @@ export function createKey(store: SqliteStore, accountName = 'acme'): { key: stri
   const account = store.findAccount(accountName) ?? store.createAccount(accountName);
   const { id } = store.createKey(account.id, keyDigest(key), displayPrefix(key));
   return { key, keyId: id };
+}
+
+export interface ServerFixture {
+  server: TestServer;
+  key: string;
+  keyId: number;
+}
+
+/** A fresh server on a fresh file, and one key, for each test of the calling file. */
+export function useServer(): ServerFixture {
+  const fixture = {} as ServerFixture;
+  beforeEach(async () => {
+    fixture.server = await startServer();
+    ({ key: fixture.key, keyId: fixture.keyId } = createKey(fixture.server.store));
+  });
+  afterEach(() => fixture.server.close());
+  return fixture;
 }
