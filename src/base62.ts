@@ -21,7 +21,3 @@ export function toBase62(bytes: Uint8Array, width: number): string {
 export function randomBase62(byteCount: number, width: number): string {
   return toBase62(randomBytes(byteCount), width);
 }
-
-export function isBase62(text: string): boolean {
-  return /^[0-9A-Za-z]*$/.test(text);
-}
