@@ -9,6 +9,7 @@ import type { Handlers } from './contract/types.js';
 import { API_ROOT, createBackend } from './http/backend.js';
 import { errorResultFor, writeClientError } from './http/errors.js';
 import { send, toWire } from './http/reply.js';
+import { singleHeader } from './http/rawHeaders.js';
 import { requestIdFor } from './http/requestId.js';
 import { handlers as defaultHandlers } from './operations/index.js';
 import type { Store } from './store/store.js';
@@ -61,8 +62,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
     // Fastify refuses a malformed Content-Type (415) before any route runs, which would answer before
     // authentication. The header is kept aside and the body handed over unparsed; http/body.ts judges it
-    // once the caller is known.
-    request.declaredContentType = request.headers['content-type'];
+    // once the caller is known. Sent twice, it declares nothing usable.
+    request.declaredContentType = singleHeader(request.raw.rawHeaders, 'content-type');
     delete request.headers['content-type'];
   });
   // While stopping, each answer closes its connection: a kept-alive socket would otherwise hold the

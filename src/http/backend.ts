@@ -18,6 +18,7 @@ import { entityTag, matchesIfNoneMatch } from './conditional.js';
 import { ApiError } from './errors.js';
 import { allowedMethodsOf } from './methods.js';
 import { invalidIntegerParameter } from './parameters.js';
+import { singleHeader } from './rawHeaders.js';
 import { toWire, type WireResponse } from './reply.js';
 
 export const API_ROOT = '/v1';
@@ -65,7 +66,7 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
     },
     securityHandlers: {
       bearerAuth: (_context: Context, { request }: Exchange): Principal | false =>
-        authenticate(request.headers.authorization, store) ?? false,
+        authenticate(singleHeader(request.raw.rawHeaders, 'authorization'), store) ?? false,
     },
     handlers: {
       notFound: () => toWire(apiError(404, 'not_found', 'No such path')),

@@ -1,13 +1,10 @@
 // Checks every response a test receives against openapi.yaml: the status is documented for the operation,
 // the content type and body match, required headers are present and match, and an Error's status is the
 // HTTP status. An error outside any operation (unknown path, wrong method) must be the Error body too.
-import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { parse } from 'yaml';
+import { document, escapePointer, type Json, resolve } from './document.js';
 
-type Json = Record<string, unknown>;
-const document = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8')) as Json;
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats.default(ajv);
 ajv.addSchema(document, 'openapi');
@@ -20,25 +17,6 @@ function validatorAt(pointer: string): ValidateFunction {
     validators.set(pointer, validate);
   }
   return validate;
-}
-
-const escapePointer = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
-
-/** Follows `$ref`s inside the document; returns the object and the JSON pointer it lives at. */
-function resolve(node: unknown, pointer: string): { node: Json; pointer: string } {
-  let current = node as Json;
-  let at = pointer;
-  while (typeof current.$ref === 'string') {
-    at = current.$ref.slice(1);
-    current = at
-      .split('/')
-      .slice(1)
-      .reduce<unknown>(
-        (value, token) => (value as Json)[token.replace(/~1/g, '/').replace(/~0/g, '~')],
-        document,
-      ) as Json;
-  }
-  return { node: current, pointer: at };
 }
 
 interface OperationMatch {

@@ -1,0 +1,17 @@
+// Node keeps only the first of repeated `Authorization` and `Content-Type` fields and drops the rest
+// silently. A request that sends either twice is ambiguous, so the raw list decides.
+
+/** Every value sent for `name` (lower case), in order, repeated fields included. */
+export function headerValues(rawHeaders: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if ((rawHeaders[i] as string).toLowerCase() === name) values.push(rawHeaders[i + 1] as string);
+  }
+  return values;
+}
+
+/** The one value of a field that must not repeat; `undefined` when it is absent or sent more than once. */
+export function singleHeader(rawHeaders: readonly string[], name: string): string | undefined {
+  const values = headerValues(rawHeaders, name);
+  return values.length === 1 ? values[0] : undefined;
+}

@@ -1,0 +1,53 @@
+// What the contract promises for a generated request, checked on the response: the same checks as
+// Schemathesis (no 5xx, documented status, content type, body and headers, Error.status = HTTP status)
+// plus the one the request was generated for.
+import { contractViolations, type ObservedResponse } from '../contract.js';
+import type { FuzzCase } from './requests.js';
+
+/** Domain refusals a valid request can still meet: the thing does not exist, or is in the wrong state. */
+const DOMAIN_REFUSALS = new Set(['order_not_found', 'pet_not_found', 'order_already_shipped']);
+
+function errorCode(response: ObservedResponse): string | undefined {
+  try {
+    return (JSON.parse(response.bodyText) as { code?: string }).code;
+  } catch {
+    return undefined;
+  }
+}
+
+export function expectationProblems(
+  fuzzCase: FuzzCase,
+  response: ObservedResponse,
+  pathMethods: string[],
+): string[] {
+  const problems = contractViolations(response);
+  const { status } = response;
+  const code = errorCode(response);
+  const expect = fuzzCase.expect;
+  switch (expect.kind) {
+    case 'accepted':
+      if (status >= 400 && !DOMAIN_REFUSALS.has(code ?? ''))
+        problems.push(`a valid request was refused: ${status} ${code}`);
+      break;
+    case 'refused':
+      if (status !== expect.status || !expect.codes.includes(code ?? ''))
+        problems.push(`expected ${expect.status} ${expect.codes.join('|')}, got ${status} ${code}`);
+      break;
+    case 'unauthorized':
+      if (status !== 401) problems.push(`a bad credential got ${status} ${code}, not 401`);
+      else if (!response.headers.get('www-authenticate')?.startsWith('Bearer'))
+        problems.push('401 without WWW-Authenticate: Bearer');
+      break;
+    case 'methodNotAllowed': {
+      if (status !== 405) problems.push(`a method the path does not have got ${status}, not 405`);
+      const allow = (response.headers.get('allow') ?? '')
+        .split(',')
+        .map((method) => method.trim())
+        .filter(Boolean);
+      if ([...allow].sort().join() !== [...pathMethods].sort().join())
+        problems.push(`Allow is "${allow.join(', ')}", the path has ${pathMethods.join(', ')}`);
+      break;
+    }
+  }
+  return problems;
+}
