@@ -51,6 +51,9 @@ const encoder = new TextEncoder();
 const MiB = 1024 * 1024;
 
 const invalid = (codes: string[], status = 400): Expectation => ({ kind: 'refused', status, codes });
+const ACCEPTED: Expectation = { kind: 'accepted' };
+const UNAUTHORIZED: Expectation = { kind: 'unauthorized' };
+const METHOD_NOT_ALLOWED: Expectation = { kind: 'methodNotAllowed' };
 
 function toRequest(operation: OperationSpec, parts: Parts): FuzzRequest {
   const path = operation.pathTemplate.replace(/\{([^}]+)\}/g, (_, name: string) =>
@@ -193,7 +196,7 @@ function ruleBreakers(operation: OperationSpec, valid: fc.Arbitrary<Parts>): Var
       fc.tuple(valid, fc.uint8Array({ maxLength: 256 })).map(([parts, body]) => ({
         rule: 'random bytes as a body the operation does not take',
         request: toRequest(operation, { ...parts, body }),
-        expect: { kind: 'accepted' },
+        expect: ACCEPTED,
       })),
     );
   }
@@ -341,7 +344,7 @@ function badCredentials(
         return {
           rule,
           request: toRequest(operation, { ...parts, headers }),
-          expect: { kind: 'unauthorized' },
+          expect: UNAUTHORIZED,
         };
       }),
     ),
@@ -359,7 +362,7 @@ function wrongMethods(operation: OperationSpec, valid: fc.Arbitrary<Parts>): Var
     return {
       rule: `method ${method}`,
       request: toRequest(operation, { ...parts, method, headers }),
-      expect: { kind: 'methodNotAllowed' },
+      expect: METHOD_NOT_ALLOWED,
     };
   });
 }
@@ -374,7 +377,7 @@ export function fuzzCases(operation: OperationSpec, credentials: Credentials): f
       arbitrary: valid.map((parts) => ({
         rule: 'valid',
         request: toRequest(operation, parts),
-        expect: { kind: 'accepted' },
+        expect: ACCEPTED,
       })),
     },
     { weight: 4, arbitrary: fc.oneof(...ruleBreakers(operation, valid)) },
