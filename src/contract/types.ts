@@ -27,6 +27,8 @@ type RequestBody<Op extends OperationId> = [DeclaredBody<Op>] extends [never]
 
 export interface Input<Op extends OperationId> {
   path: Parameters<Op>['path'];
+  /** The path parameters as sent, for messages: an int64 beyond 2^53 is not exact as a number. */
+  pathText: { [Name in keyof Parameters<Op>['path']]: string };
   body: RequestBody<Op>;
 }
 

@@ -124,7 +124,8 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
         // context.request is re-parsed from the raw path after validation, so only the validator's
         // coerced copy has the parameters as the contract's types.
         const path = (context.validation.coerced as { params?: unknown } | undefined)?.params;
-        const input = { path, body: exchange.apiRequest.body as unknown };
+        const pathText = context.request.params as Record<string, string>;
+        const input = { path, pathText, body: exchange.apiRequest.body as unknown };
         const wire = toWire(handler(input, { store, principal, now }));
         return conditional.has(operationId)
           ? conditionalGet(wire, exchange.request.headers['if-none-match'])

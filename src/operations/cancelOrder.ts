@@ -3,7 +3,7 @@
 import { apiError } from '../contract/errorBody.js';
 import type { Handler } from '../contract/types.js';
 
-export const cancelOrder: Handler<'cancelOrder'> = ({ path: { orderId } }, { store }) => {
+export const cancelOrder: Handler<'cancelOrder'> = ({ path: { orderId }, pathText }, { store }) => {
   switch (store.cancelOrder(orderId)) {
     case 'cancelled':
       return { status: 204 };
@@ -11,9 +11,9 @@ export const cancelOrder: Handler<'cancelOrder'> = ({ path: { orderId } }, { sto
       return apiError(
         409,
         'order_already_shipped',
-        `Order ${orderId} has already shipped and cannot be cancelled`,
+        `Order ${pathText.orderId} has already shipped and cannot be cancelled`,
       );
     case 'missing':
-      return apiError(404, 'order_not_found', `No order ${orderId}`);
+      return apiError(404, 'order_not_found', `No order ${pathText.orderId}`);
   }
 };

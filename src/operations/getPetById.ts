@@ -3,7 +3,7 @@
 import { apiError } from '../contract/errorBody.js';
 import type { Handler } from '../contract/types.js';
 
-export const getPetById: Handler<'getPetById'> = ({ path: { petId } }, { store }) => {
+export const getPetById: Handler<'getPetById'> = ({ path: { petId }, pathText }, { store }) => {
   const pet = store.findPet(petId);
-  return pet ? { status: 200, body: pet } : apiError(404, 'pet_not_found', `No pet ${petId}`);
+  return pet ? { status: 200, body: pet } : apiError(404, 'pet_not_found', `No pet ${pathText.petId}`);
 };

@@ -41,12 +41,13 @@ describe('cancelOrder', () => {
     expect(error?.code).toBe('order_not_found');
   });
 
-  it('answers 404 for a valid int64 id beyond any issued id', async () => {
+  it('answers 404 for a valid int64 id beyond any issued id, naming that exact id', async () => {
     const response = await rawRequest(`${t.server.baseUrl}/v1/store/orders/9223372036854775807`, {
       method: 'DELETE',
       headers: { Authorization: `Bearer ${t.key}` },
     });
     expect(response.status).toBe(404);
+    expect(response.json).toMatchObject({ message: 'No order 9223372036854775807' });
   });
 
   it.each([

@@ -7,13 +7,16 @@ import type { FuzzCase } from './requests.js';
 /** Domain refusals a valid request can still meet: the thing does not exist, or is in the wrong state. */
 const DOMAIN_REFUSALS = new Set(['order_not_found', 'pet_not_found', 'order_already_shipped']);
 
-function errorCode(response: ObservedResponse): string | undefined {
+function errorBody(response: ObservedResponse): { code?: string; message?: string } {
   try {
-    return (JSON.parse(response.bodyText) as { code?: string }).code;
+    return JSON.parse(response.bodyText) as { code?: string; message?: string };
   } catch {
-    return undefined;
+    return {};
   }
 }
+
+/** The id at the end of the request's path, as sent. */
+const lastPathSegment = (path: string) => decodeURIComponent(path.split('?')[0]!.split('/').pop()!);
 
 export function expectationProblems(
   fuzzCase: FuzzCase,
@@ -22,10 +25,14 @@ export function expectationProblems(
 ): string[] {
   const problems = contractViolations(response);
   const { status } = response;
-  const code = errorCode(response);
+  const { code, message } = errorBody(response);
   const expect = fuzzCase.expect;
   switch (expect.kind) {
     case 'accepted':
+      if (code === 'order_not_found' || code === 'pet_not_found') {
+        const id = lastPathSegment(fuzzCase.request.path);
+        if (!message?.endsWith(` ${id}`)) problems.push(`the 404 does not name the id ${id}: ${message}`);
+      }
       if (status >= 400 && !DOMAIN_REFUSALS.has(code ?? ''))
         problems.push(`a valid request was refused: ${status} ${code}`);
       break;
