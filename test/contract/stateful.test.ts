@@ -1,0 +1,173 @@
+// Generated sequences of listOrders, cancelOrder, sendMessage and the operator's CLI (orders add and
+// ship) against one real server, checked after every step against a small model of order states. Once
+// cancelled, an order is never listed again and every later cancel is 404. STATEFUL_RUNS sets the number
+// of sequences; a failure prints its seed, path and the shrunk sequence, and FUZZ_SEED/FUZZ_PATH replay it.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { type CliContext, CliError } from '../../src/cli/io.js';
+import { ordersVerbs } from '../../src/cli/orders.js';
+import { apiClient } from '../support/http.js';
+import { createKey, startServer } from '../support/server.js';
+
+const RUNS = Number(process.env.STATEFUL_RUNS ?? 40);
+const replay = {
+  ...(process.env.FUZZ_SEED !== undefined && { seed: Number(process.env.FUZZ_SEED) }),
+  ...(process.env.FUZZ_PATH !== undefined && { path: process.env.FUZZ_PATH }),
+};
+
+type OrderState = 'pending' | 'shipped' | 'cancelled';
+
+interface Model {
+  orders: Map<number, { petId: number; quantity: number; state: OrderState }>;
+  messages: string[];
+}
+
+interface Real {
+  client: ReturnType<typeof apiClient>;
+  /** The CLI's own code on its own connection to the same file, as the `store-orders` binary runs it. */
+  cli(verb: 'add' | 'ship', args: string[]): unknown;
+  storedMessages(): string[];
+}
+
+/** An order the model knows (by position, so shrinking keeps it meaningful) or an id nobody issued. */
+type OrderPick = { known: number } | { unknown: number };
+
+function pickId(model: Model, pick: OrderPick): number {
+  const ids = [...model.orders.keys()];
+  if ('known' in pick && ids.length > 0) return ids[pick.known % ids.length]!;
+  return 1_000_000 + ('unknown' in pick ? pick.unknown : pick.known);
+}
+
+const orderPick: fc.Arbitrary<OrderPick> = fc.oneof(
+  { weight: 5, arbitrary: fc.nat().map((known) => ({ known })) },
+  { weight: 1, arbitrary: fc.nat(1000).map((unknown) => ({ unknown })) },
+);
+
+class ListOrders implements fc.AsyncCommand<Model, Real> {
+  check = () => true;
+  async run(model: Model, real: Real) {
+    const { data, response } = await real.client.GET('/store/orders');
+    expect(response.status).toBe(200);
+    const expected = [...model.orders]
+      .filter(([, order]) => order.state !== 'cancelled')
+      .sort(([a], [b]) => a - b)
+      .map(([id, { petId, quantity }]) => ({ id, petId, quantity, complete: false }));
+    expect(data).toEqual(expected);
+  }
+  toString = () => 'listOrders';
+}
+
+class CancelOrder implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly pick: OrderPick) {}
+  check = () => true;
+  async run(model: Model, real: Real) {
+    const orderId = pickId(model, this.pick);
+    const order = model.orders.get(orderId);
+    const { error, response } = await real.client.DELETE('/store/orders/{orderId}', {
+      params: { path: { orderId } },
+    });
+    if (order?.state === 'pending') {
+      expect(response.status).toBe(204);
+      order.state = 'cancelled';
+    } else if (order?.state === 'shipped') {
+      expect([response.status, error?.code]).toEqual([409, 'order_already_shipped']);
+    } else {
+      expect([response.status, error?.code]).toEqual([404, 'order_not_found']);
+    }
+  }
+  toString = () => `cancelOrder(${JSON.stringify(this.pick)})`;
+}
+
+class SendMessage implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly text: string) {}
+  check = () => true;
+  async run(model: Model, real: Real) {
+    const { data, response } = await real.client.POST('/messages', { body: { message: this.text } });
+    expect(response.status).toBe(202);
+    expect(data?.message).toBe(this.text);
+    model.messages.push(this.text);
+    expect(real.storedMessages()).toEqual(model.messages);
+  }
+  toString = () => `sendMessage(${JSON.stringify(this.text)})`;
+}
+
+class CliAddOrder implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly petId: number,
+    readonly quantity: number,
+  ) {}
+  check = () => true;
+  run(model: Model, real: Real) {
+    const added = real.cli('add', ['--pet-id', String(this.petId), '--quantity', String(this.quantity)]) as {
+      id: number;
+      status: string;
+    };
+    expect(added.status).toBe('pending');
+    expect(model.orders.has(added.id)).toBe(false);
+    model.orders.set(added.id, { petId: this.petId, quantity: this.quantity, state: 'pending' });
+    return Promise.resolve();
+  }
+  toString = () => `cli orders add --pet-id ${this.petId} --quantity ${this.quantity}`;
+}
+
+class CliShipOrder implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly pick: OrderPick) {}
+  check = () => true;
+  run(model: Model, real: Real) {
+    const orderId = pickId(model, this.pick);
+    const order = model.orders.get(orderId);
+    if (order?.state === 'pending') {
+      expect(real.cli('ship', [String(orderId)])).toMatchObject({ id: orderId, status: 'shipped' });
+      order.state = 'shipped';
+    } else {
+      // A cancelled, shipped or unknown order cannot ship, and the CLI says so.
+      expect(() => real.cli('ship', [String(orderId)])).toThrow(CliError);
+    }
+    return Promise.resolve();
+  }
+  toString = () => `cli orders ship ${JSON.stringify(this.pick)}`;
+}
+
+const commands = [
+  fc.constant(new ListOrders()),
+  orderPick.map((pick) => new CancelOrder(pick)),
+  fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }).map((text) => new SendMessage(text)),
+  fc
+    .tuple(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 100 }))
+    .map(([petId, quantity]) => new CliAddOrder(petId, quantity)),
+  orderPick.map((pick) => new CliShipOrder(pick)),
+];
+
+describe('generated sequences of API calls and CLI commands', () => {
+  it(
+    `agree with the model of order states after every step (${RUNS} sequences)`,
+    { timeout: 0 },
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (sequence) => {
+          const server = await startServer();
+          try {
+            const { key } = createKey(server.store);
+            const real: Real = {
+              client: apiClient(server.baseUrl, key),
+              cli(verb, args) {
+                const lines: string[] = [];
+                const context: CliContext = {
+                  env: { DATABASE_URL: server.dbPath },
+                  out: (line) => lines.push(line),
+                };
+                ordersVerbs[verb]!(context, args);
+                return JSON.parse(lines.join('\n')) as unknown;
+              },
+              storedMessages: () => server.store.listMessages().map((message) => message.message),
+            };
+            await fc.asyncModelRun(() => ({ model: { orders: new Map(), messages: [] }, real }), sequence);
+          } finally {
+            await server.close();
+          }
+        }),
+        { numRuns: RUNS, ...replay },
+      );
+    },
+  );
+});
