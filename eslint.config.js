@@ -3,7 +3,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'generated/', 'node_modules/', 'test-artifacts/'] },
+  // test/clients/heyApi imports an SDK that exists only once the tests have generated it; tsc checks it.
+  { ignores: ['dist/', 'generated/', 'node_modules/', 'test-artifacts/', 'test/clients/heyApi/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/buildOnce.ts'],
+    globalSetup: ['test/support/buildOnce.ts', 'test/support/generateHeyApiSdk.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // The JSON report lets .ci/run print a plain "N passed, N failed" line.
