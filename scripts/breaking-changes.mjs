@@ -41,7 +41,9 @@ function structuralFindings(before, after) {
 function schemeDefinition(document, name) {
   const definition = at(document, 'components', 'securitySchemes', name);
   if (!isObject(definition)) return undefined;
-  const { description: _description, bearerFormat: _bearerFormat, ...rest } = definition;
+  const rest = { ...definition };
+  delete rest.description;
+  delete rest.bearerFormat;
   return rest;
 }
 
