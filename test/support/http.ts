@@ -2,12 +2,22 @@
 // openapi.yaml before the test sees it.
 import createClient from 'openapi-fetch';
 import type { paths } from '../../generated/openapi.js';
-import { assertHonoursContract } from './contract.js';
+import { assertHonoursContract, ContractViolation } from './contract.js';
+import { prismProblems, throughPrism } from './viaPrism.js';
 
 export async function validatingFetch(input: Request | string | URL, init?: RequestInit): Promise<Response> {
   const request = new Request(input, init);
-  const response = await fetch(request);
+  const proxied = await throughPrism(request, init);
+  const response = await fetch(proxied ?? request);
   const bodyText = await response.text();
+  if (proxied) {
+    const problems = prismProblems(response.headers.get('sl-violations'), response.status);
+    if (problems.length > 0) {
+      throw new ContractViolation(
+        `${request.method} ${request.url} → ${response.status}:\n  ${problems.join('\n  ')}`,
+      );
+    }
+  }
   assertHonoursContract({
     method: request.method,
     path: new URL(request.url).pathname,
