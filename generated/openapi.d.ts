@@ -250,7 +250,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The API key is missing, malformed, unknown or revoked. */
+        /** @description The API key is missing, malformed, unknown or revoked, or `Authorization` was sent more than once. */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -456,7 +456,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description A JSON object with one field, `message`. `Content-Type` must be `application/json` (parameters such as `charset=utf-8` are allowed). At most 1 MiB. */
+        /** @description A JSON object with one field, `message`. `Content-Type` must be `application/json`, sent once (`charset=utf-8` is the one parameter allowed). At most 1 MiB. */
         requestBody: {
             content: {
                 /**
@@ -562,7 +562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key is missing, malformed, unknown or revoked. */
+            /** @description The API key is missing, malformed, unknown or revoked, or `Authorization` was sent more than once. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
