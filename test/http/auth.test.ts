@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { bearerToken } from '../../src/http/auth.js';
 import { generateKey } from '../../src/keys.js';
+import { assertHonoursContract } from '../support/contract.js';
+import { send } from '../support/fuzz/rawHttp.js';
 import { rawRequest } from '../support/http.js';
 import { createKey, useServer } from '../support/server.js';
 
@@ -47,6 +49,19 @@ describe('bearer authentication', () => {
       message: 'A valid API key is required',
       status: 401,
     });
+  });
+
+  it('answers 401 when Authorization is sent twice, even twice the same valid key', async () => {
+    // fetch would merge the two fields into one; node:http sends them as two lines.
+    for (const values of [[`Bearer ${t.key}`, `Bearer ${t.key}`], [`Bearer ${t.key}`, 'Bearer other']]) {
+      const response = await send(t.server.baseUrl, {
+        method: 'GET',
+        path: '/v1/store/orders',
+        headers: { Authorization: values },
+      });
+      assertHonoursContract(response);
+      expect(response.status).toBe(401);
+    }
   });
 
   it('refuses a revoked key on the very next request', async () => {

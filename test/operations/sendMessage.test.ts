@@ -1,5 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { assertHonoursContract } from '../support/contract.js';
+import { send } from '../support/fuzz/rawHttp.js';
 import { apiClient, rawRequest } from '../support/http.js';
 import { useServer } from '../support/server.js';
 
@@ -101,6 +103,19 @@ describe('sendMessage', () => {
     });
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ code: 'unsupported_content_type' });
+  });
+
+  it('answers 400 when Content-Type is sent twice, and stores nothing', async () => {
+    const response = await send(t.server.baseUrl, {
+      method: 'POST',
+      path: '/v1/messages',
+      headers: { Authorization: `Bearer ${t.key}`, 'Content-Type': ['application/json', 'application/json'] },
+      body: new TextEncoder().encode('{"message":"x"}'),
+    });
+    assertHonoursContract(response);
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.bodyText)).toMatchObject({ code: 'unsupported_content_type' });
+    expect(t.server.store.listMessages()).toEqual([]);
   });
 
   it('answers 413 to a body over 1 MiB, and stores nothing', async () => {
