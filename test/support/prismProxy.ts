@@ -65,6 +65,8 @@ export default async function prismProxy(project: TestProject): Promise<(() => P
     project.provide('prismUrl', undefined);
     return undefined;
   }
+  mkdirSync(`${root}test-artifacts`, { recursive: true });
+  writeFileSync(`${root}test-artifacts/prism-requests.jsonl`, '');
   const relay = await startRelay();
   const { prism, url, log } = await startPrism(
     `http://127.0.0.1:${(relay.address() as AddressInfo).port}/v1`,
@@ -74,7 +76,6 @@ export default async function prismProxy(project: TestProject): Promise<(() => P
     prism.removeAllListeners('exit');
     prism.kill('SIGTERM');
     await new Promise<void>((resolve) => relay.close(() => resolve()));
-    mkdirSync(`${root}test-artifacts`, { recursive: true });
     writeFileSync(`${root}test-artifacts/prism.log`, log());
     // A failure of Prism itself (it could not read or forward an answer) is never a pass.
     const broken = log()
