@@ -1,13 +1,16 @@
-// Fails when openapi.yaml breaks a client of a released contract (scripts/released/) without raising
-// info.version's major number. Usage: node scripts/check-breaking.mjs [RELEASED CURRENT]
-import { readFileSync } from 'node:fs';
+// Fails when openapi.yaml breaks a client of the latest released contract (scripts/released/) without
+// raising info.version's major number. Usage: node scripts/check-breaking.mjs [RELEASED CURRENT]
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { judge } from './breaking-changes.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const [releasedPath = `${root}scripts/released/openapi-v1.0.0.yaml`, currentPath = `${root}openapi.yaml`] =
-  process.argv.slice(2);
+const releases = `${root}scripts/released/`;
+const versionOf = (file) => /^openapi-v(\d+)\.(\d+)\.(\d+)\.yaml$/.exec(file)?.slice(1).map(Number);
+const newerFirst = (a, b) => versionOf(b).reduce((order, part, i) => order || part - versionOf(a)[i], 0);
+const latest = readdirSync(releases).filter(versionOf).sort(newerFirst)[0];
+const [releasedPath = `${releases}${latest}`, currentPath = `${root}openapi.yaml`] = process.argv.slice(2);
 const released = parse(readFileSync(releasedPath, 'utf8'));
 const current = parse(readFileSync(currentPath, 'utf8'));
 const { ok, findings } = judge(released, current);
