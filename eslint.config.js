@@ -1,5 +1,6 @@
 // One linter for the code: ESLint with typescript-eslint's type-aware recommended rules.
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -15,7 +16,7 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { console: 'readonly', process: 'readonly', URL: 'readonly' } },
+    languageOptions: { globals: globals.node },
   },
   {
     // vitest's asymmetric matchers (expect.any, expect.stringMatching) are typed `any`.

@@ -1,8 +1,15 @@
 // Strong ETags over the serialized body, and If-None-Match matching (RFC 9110 section 13.1.2).
 import { createHash } from 'node:crypto';
 
+let lastTagged: { body: string; tag: string } | undefined;
+
 export function entityTag(serializedBody: string): string {
-  return `"${createHash('sha256').update(serializedBody).digest('base64url').slice(0, 22)}"`;
+  // A cached list is the same string again and again; comparing it to itself costs nothing.
+  if (lastTagged?.body !== serializedBody) {
+    const tag = `"${createHash('sha256').update(serializedBody).digest('base64url').slice(0, 22)}"`;
+    lastTagged = { body: serializedBody, tag };
+  }
+  return lastTagged.tag;
 }
 
 /** True when If-None-Match names `etag` (weak comparison, as the RFC requires for this header) or is `*`. */

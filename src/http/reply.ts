@@ -15,9 +15,22 @@ export interface WireResponse {
   payload?: string;
 }
 
+/** Bodies the store hands out unchanged (the frozen order list) are serialized once. */
+const serialized = new WeakMap<object, string>();
+
+function serialize(body: unknown): string {
+  if (typeof body !== 'object' || body === null || !Object.isFrozen(body)) return JSON.stringify(body);
+  let payload = serialized.get(body);
+  if (payload === undefined) {
+    payload = JSON.stringify(body);
+    serialized.set(body, payload);
+  }
+  return payload;
+}
+
 export function toWire({ status, body, headers }: ResultValue): WireResponse {
   const wire: WireResponse = { status, headers: { ...headers } };
-  if (body !== undefined) wire.payload = JSON.stringify(body);
+  if (body !== undefined) wire.payload = serialize(body);
   return wire;
 }
 

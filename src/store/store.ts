@@ -60,7 +60,7 @@ export type RevokeOutcome = 'revoked' | 'already_revoked' | 'missing';
 
 /** What the API operations depend on. */
 export interface Store {
-  listOrders(): Order[];
+  listOrders(): readonly Order[];
   cancelOrder(orderId: number): CancelOutcome;
   enqueueMessage(message: NewMessage): Message;
   findPet(petId: number): Pet | undefined;

@@ -45,6 +45,19 @@ describe('store-orders orders add', () => {
     ]);
   });
 
+  it('shows in the very next listOrders even after the server cached the list, with a new ETag', async () => {
+    await fixture.cliJson('orders', 'add', '--pet-id', '1', '--quantity', '1');
+    const before = await api().GET('/store/orders');
+    const etag = before.response.headers.get('etag') ?? '';
+    expect(before.data?.map(({ id }) => id)).toEqual([1]);
+
+    await fixture.cliJson('orders', 'add', '--pet-id', '2', '--quantity', '1');
+    const after = await api().GET('/store/orders', { params: { header: { 'If-None-Match': etag } } });
+    expect(after.response.status).toBe(200);
+    expect(after.data?.map(({ id }) => id)).toEqual([1, 2]);
+    expect(after.response.headers.get('etag')).not.toBe(etag);
+  });
+
   it('can add a shipped order, which the API refuses to cancel', async () => {
     const order = await fixture.cliJson<CliOrder>(
       'orders',

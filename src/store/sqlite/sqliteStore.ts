@@ -63,6 +63,9 @@ export class SqliteStore implements AdminStore {
   readonly #db: Database.Database;
   readonly #now: () => string;
   readonly #statements;
+  /** Commits made through this connection, which `data_version` does not count. */
+  #ownWrites = 0;
+  #orders: { stamp: string; orders: readonly Order[] } | undefined;
 
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
@@ -114,11 +117,17 @@ export class SqliteStore implements AdminStore {
       ),
       insertAccount: db.prepare<[string, string]>(`INSERT INTO accounts (name, created_at) VALUES (?, ?)`),
       ping: db.prepare<[], { ok: number }>(`SELECT 1 AS ok`),
+      dataVersion: db.prepare(`PRAGMA data_version`).pluck(),
     };
   }
 
-  listOrders(): Order[] {
-    return this.#statements.listOrders.all().map(toOrder);
+  /** The same frozen array until the orders may have changed, so callers can cache what they derive. */
+  listOrders(): readonly Order[] {
+    const stamp = this.#changeStamp();
+    if (this.#orders?.stamp !== stamp) {
+      this.#orders = { stamp, orders: Object.freeze(this.#statements.listOrders.all().map(toOrder)) };
+    }
+    return this.#orders.orders;
   }
 
   cancelOrder(orderId: number): CancelOutcome {
@@ -249,7 +258,16 @@ export class SqliteStore implements AdminStore {
   }
 
   #immediate<T>(work: () => T): T {
-    return this.#db.transaction(work).immediate();
+    try {
+      return this.#db.transaction(work).immediate();
+    } finally {
+      this.#ownWrites++;
+    }
+  }
+
+  /** Changes whenever the database may have changed: `data_version` counts other connections' commits. */
+  #changeStamp(): string {
+    return `${this.#statements.dataVersion.get() as number}:${this.#ownWrites}`;
   }
 }
 

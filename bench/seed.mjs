@@ -1,0 +1,26 @@
+// A database file for a benchmark: the project's own schema and pragmas, N orders, one account and key.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { displayPrefix, generateKey, keyDigest } from '../dist/keys.js';
+import { openSqliteStore } from '../dist/store/sqlite/sqliteStore.js';
+
+export function seedDatabase(orderCount) {
+  const path = join(mkdtempSync(join(tmpdir(), 'store-orders-bench-')), 'store.db');
+  const store = openSqliteStore(path, { synchronous: 'FULL' });
+  const key = generateKey();
+  const account = store.createAccount('bench');
+  store.createKey(account.id, keyDigest(key), displayPrefix(key));
+  const batch = [];
+  for (let i = 1; i <= orderCount; i++) {
+    batch.push({
+      petId: (i % 500) + 1,
+      quantity: (i % 9) + 1,
+      shipDate: '2026-12-01T09:00:00.000Z',
+      complete: i % 2 === 0,
+    });
+    if (batch.length === 50_000 || i === orderCount) store.importOrders(batch.splice(0));
+  }
+  store.close();
+  return { path, key };
+}
