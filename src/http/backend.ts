@@ -61,6 +61,7 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
     // the response validators, which the server never runs, not at all.
     quick: true,
     coerceTypes: true,
+    validate: (context: Context) => hasAnythingToValidate(context),
     customizeAjv: (ajv) => {
       addFormats.default(ajv, ['date-time']);
       // Path integers arrive as text and are range-checked exactly in parameters.ts; after coercion to a
@@ -128,7 +129,8 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
         const principal = context.security.bearerAuth as Principal;
         // context.request is re-parsed from the raw path after validation, so only the validator's
         // coerced copy has the parameters as the contract's types.
-        const path = (context.validation.coerced as { params?: unknown } | undefined)?.params;
+        const coerced = context.validation?.coerced as { params?: unknown } | undefined;
+        const path = coerced?.params ?? {};
         const pathText = context.request.params as Record<string, string>;
         const input = { path, pathText, body: exchange.apiRequest.body as unknown };
         const wire = toWire(handler(input, { store, principal, now }));
@@ -151,6 +153,21 @@ function applyDeprecation(policy: DeprecationPolicy, reply: FastifyReply, now: D
     const sunset = policy.sunsetAt?.toISOString();
     throw new ApiError(apiError(410, 'gone', `${policy.operationId} was removed at its sunset, ${sunset}`));
   }
+}
+
+/**
+ * Validation costs more than the rest of a small request. It is skipped only when it cannot fail: the
+ * operation takes no path parameters and no body, and the request carries no query and none of the
+ * operation's header parameters.
+ */
+function hasAnythingToValidate(context: Context): boolean {
+  const operation = context.operation as OpenAPIV3.OperationObject;
+  if (operation.requestBody) return true;
+  const { query, headers } = context.request as { query?: object; headers: Record<string, unknown> };
+  if (Object.keys(query ?? {}).length > 0) return true;
+  return ((operation.parameters ?? []) as OpenAPIV3.ParameterObject[]).some(
+    (parameter) => parameter.in === 'path' || (parameter.in === 'header' && parameter.name.toLowerCase() in headers),
+  );
 }
 
 /** An operation whose 200 documents an ETag and which documents a 304 answers If-None-Match. */

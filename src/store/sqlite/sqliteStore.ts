@@ -50,6 +50,9 @@ interface MessageRow {
   created_at: string;
 }
 
+/** Bounds the memory unknown digests can take; the cache starts over when it is full. */
+const MAX_CACHED_KEYS = 10_000;
+
 export interface SqliteStoreOptions {
   synchronous: SynchronousMode;
   now?: () => Date;
@@ -66,6 +69,8 @@ export class SqliteStore implements AdminStore {
   /** Commits made through this connection, which `data_version` does not count. */
   #ownWrites = 0;
   #orders: { stamp: string; orders: readonly Order[] } | undefined;
+  /** Digests already looked up, found or not; never the keys themselves. */
+  #activeKeys: { stamp: string; byDigest: Map<string, ActiveKey | undefined> } = { stamp: '', byDigest: new Map() };
 
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
@@ -150,9 +155,18 @@ export class SqliteStore implements AdminStore {
     return this.#statements.petById.get(petId);
   }
 
+  /** Answers from memory until any connection changes the database, so a revocation counts at once. */
   findActiveKey(digest: Buffer): ActiveKey | undefined {
+    const stamp = this.#changeStamp();
+    if (this.#activeKeys.stamp !== stamp || this.#activeKeys.byDigest.size >= MAX_CACHED_KEYS) {
+      this.#activeKeys = { stamp, byDigest: new Map() };
+    }
+    const hex = digest.toString('hex');
+    if (this.#activeKeys.byDigest.has(hex)) return this.#activeKeys.byDigest.get(hex);
     const row = this.#statements.activeKey.get(digest);
-    return row && { keyId: row.id, accountId: row.account_id, digest: row.digest };
+    const key = row && { keyId: row.id, accountId: row.account_id, digest: row.digest };
+    this.#activeKeys.byDigest.set(hex, key);
+    return key;
   }
 
   isReady(): boolean {
