@@ -34,8 +34,11 @@ function freePort() {
   });
 }
 
-/** A contender on its own copy of `dbPath`; resolves once it answers an authenticated listOrders. */
-async function start(kind, dbPath, key, env = {}) {
+/**
+ * A contender on its own copy of `dbPath`; resolves once `probe` answers 200 (by default an
+ * authenticated listOrders, which is also what cold start measures).
+ */
+async function start(kind, dbPath, key, env = {}, probe = '/v1/store/orders') {
   const copy = `${dbPath}.${kind}.${Math.random().toString(36).slice(2)}`;
   copyFileSync(dbPath, copy);
   const port = await freePort();
@@ -47,7 +50,7 @@ async function start(kind, dbPath, key, env = {}) {
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
     try {
-      const response = await fetch(`${url}/v1/store/orders`, { headers: { Authorization: `Bearer ${key}` } });
+      const response = await fetch(`${url}${probe}`, { headers: { Authorization: `Bearer ${key}` } });
       await response.arrayBuffer();
       if (response.status === 200) break;
     } catch {
@@ -63,12 +66,12 @@ function peakRssMiB(child) {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)[1]) / 1024;
 }
 
-async function load(url, key, options = {}) {
+async function load(url, key, { headers, ...options } = {}) {
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
     duration: SECONDS,
-    headers: { Authorization: `Bearer ${key}`, ...options.headers },
+    headers: { Authorization: `Bearer ${key}`, ...headers },
     ...options,
   });
   if (result.errors > 0 || result.non2xx > 0) {
@@ -110,19 +113,21 @@ async function listScenario(orderCount) {
   ]);
 }
 
-/** Each request cancels the next pending order, so every contender does the same writes. */
-function cancelRequests() {
-  let next = 0;
-  return [
-    { method: 'DELETE', setupRequest: (request) => ({ ...request, path: `/v1/store/orders/${++next}` }) },
-  ];
+/** Each request cancels the contender's next pending order, so every contender does the same writes. */
+const nextOrder = new Map();
+function cancelRequests(kind) {
+  const path = () => {
+    nextOrder.set(kind, (nextOrder.get(kind) ?? 0) + 1);
+    return `/v1/store/orders/${nextOrder.get(kind)}`;
+  };
+  return [{ method: 'DELETE', setupRequest: (request) => ({ ...request, path: path() }) }];
 }
 
 async function writeScenarios() {
   const { path, key } = seedDatabase(400_000);
   const cancel = await compare(
     [await start('project', path, key), await start('naive', path, key)],
-    ({ url }) => load(url, key, { requests: cancelRequests() }),
+    ({ kind, url }) => load(url, key, { requests: cancelRequests(kind) }),
   );
   report([
     'cancelOrder',
@@ -178,13 +183,21 @@ async function bigListScenario(orderCount) {
   });
   const cliMs = performance.now() - cliStarted;
 
-  const server = await start('project', path, key);
+  // Ready on /healthz, so the list is read for the first time by the measured request.
+  const server = await start('project', path, key, {}, '/healthz');
   const baselineRss = peakRssMiB(server.child);
-  const small = autocannon({
-    url: `${server.url}/healthz`,
-    connections: 4,
-    duration: 1_000,
-  });
+  // Four clients keep asking for /healthz while the list is read; each latency counts, including the
+  // requests held up by the list.
+  let listing = true;
+  const latencies = [];
+  const smallClient = async () => {
+    while (listing) {
+      const sent = performance.now();
+      await (await fetch(`${server.url}/healthz`)).arrayBuffer();
+      latencies.push(performance.now() - sent);
+    }
+  };
+  const smallClients = Array.from({ length: 4 }, smallClient);
   const started = performance.now();
   const response = await fetch(`${server.url}/v1/store/orders`, {
     headers: { Authorization: `Bearer ${key}` },
@@ -192,15 +205,16 @@ async function bigListScenario(orderCount) {
   let bytes = 0;
   for await (const chunk of response.body) bytes += chunk.length;
   const httpMs = performance.now() - started;
-  small.stop();
-  const { latency } = await small;
+  listing = false;
+  await Promise.all(smallClients);
+  const p99 = [...latencies].sort((x, y) => x - y)[Math.floor(latencies.length * 0.99)];
   const rss = peakRssMiB(server.child);
   server.stop();
   report([
     `listOrders, ${orderCount.toLocaleString('en')} orders (${(bytes / 1e6).toFixed(0)} MB)`,
     `${httpMs.toFixed(0)} ms over HTTP`,
     `sqlite3 -json ${cliMs.toFixed(0)} ms; peak RSS ${rss.toFixed(0)} MiB (idle ${baselineRss.toFixed(0)})`,
-    `${ratio(httpMs, cliMs)} sqlite3 (≤ 2×); small requests p99 ${latency.p99} ms (≤ 50)`,
+    `${ratio(httpMs, cliMs)} sqlite3 (≤ 2×); small requests p99 ${p99.toFixed(0)} ms of ${latencies.length} (≤ 50)`,
   ]);
 }
 
