@@ -10,7 +10,11 @@ type Responses<Op extends OperationId> = operations[Op]['responses'];
 type DocumentedStatus<Op extends OperationId> = Extract<Exclude<keyof Responses<Op>, 'default'>, number>;
 
 type ResultFor<Response, Status> = Response extends { content: { 'application/json': infer Body } }
-  ? { status: Status; body: Body extends (infer Item)[] ? readonly Item[] : Body; headers?: Record<string, string> }
+  ? {
+      status: Status;
+      body: Body extends (infer Item)[] ? readonly Item[] : Body;
+      headers?: Record<string, string>;
+    }
   : { status: Status; body?: undefined; headers?: Record<string, string> };
 
 export type Result<Op extends OperationId> = {

@@ -166,7 +166,8 @@ function hasAnythingToValidate(context: Context): boolean {
   const { query, headers } = context.request as { query?: object; headers: Record<string, unknown> };
   if (Object.keys(query ?? {}).length > 0) return true;
   return ((operation.parameters ?? []) as OpenAPIV3.ParameterObject[]).some(
-    (parameter) => parameter.in === 'path' || (parameter.in === 'header' && parameter.name.toLowerCase() in headers),
+    (parameter) =>
+      parameter.in === 'path' || (parameter.in === 'header' && parameter.name.toLowerCase() in headers),
   );
 }
 

@@ -70,7 +70,10 @@ export class SqliteStore implements AdminStore {
   #ownWrites = 0;
   #orders: { stamp: string; orders: readonly Order[] } | undefined;
   /** Digests already looked up, found or not; never the keys themselves. */
-  #activeKeys: { stamp: string; byDigest: Map<string, ActiveKey | undefined> } = { stamp: '', byDigest: new Map() };
+  #activeKeys: { stamp: string; byDigest: Map<string, ActiveKey | undefined> } = {
+    stamp: '',
+    byDigest: new Map(),
+  };
 
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
