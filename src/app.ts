@@ -1,12 +1,12 @@
 // Builds the Fastify server: the contract's operations under /v1, the contract itself, health probes,
 // and the single place where every error becomes the Error body.
 import type { Writable } from 'node:stream';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { LogLevel } from './config.js';
 import type { Contract } from './contract/document.js';
 import { apiError } from './contract/errorBody.js';
 import type { Handlers } from './contract/types.js';
-import { API_ROOT, createBackend } from './http/backend.js';
+import { API_ROOT, createBackend, type Exchange } from './http/backend.js';
 import { errorResultFor, writeClientError } from './http/errors.js';
 import { send, toWire } from './http/reply.js';
 import { singleHeader } from './http/rawHeaders.js';
@@ -47,6 +47,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // As long as Node's own header limit, so an over-long id reaches validation (400) rather than
     // failing to route (404).
     routerOptions: { maxParamLength: 16 * 1024 },
+    // HEAD is not in the contract: it must reach the 405 path, not a copy of the GET route.
+    exposeHeadRoutes: false,
     requestTimeout: 30_000,
     keepAliveTimeout: 5_000,
     clientErrorHandler: writeClientError,
@@ -113,22 +115,32 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     now,
     handlers: options.handlers ?? defaultHandlers,
   });
-  app.all(`${API_ROOT}/*`, async (request, reply) => {
-    const headers = { ...request.headers } as Record<string, string | string[]>;
-    if (request.declaredContentType !== undefined) headers['content-type'] = request.declaredContentType;
-    const wire = await backend.dispatch({
-      request,
-      reply,
-      contentType: request.declaredContentType,
-      apiRequest: {
-        method: request.method,
-        path: request.url.split('?')[0] as string,
-        query: request.query as Record<string, string | string[]>,
-        headers,
-      },
+  for (const route of backend.routes) {
+    app.route({
+      method: route.method,
+      url: route.url,
+      handler: async (request, reply) => send(reply, await route.handle(exchangeOf(request, reply))),
     });
-    return send(reply, wire);
-  });
+  }
+  app.all(`${API_ROOT}/*`, async (request, reply) =>
+    send(reply, await backend.dispatch(exchangeOf(request, reply))),
+  );
 
   return app;
+}
+
+function exchangeOf(request: FastifyRequest, reply: FastifyReply): Exchange {
+  const headers = { ...request.headers } as Record<string, string | string[]>;
+  if (request.declaredContentType !== undefined) headers['content-type'] = request.declaredContentType;
+  return {
+    request,
+    reply,
+    contentType: request.declaredContentType,
+    apiRequest: {
+      method: request.method,
+      path: request.url.split('?')[0] as string,
+      query: request.query as Record<string, string | string[]>,
+      headers,
+    },
+  };
 }
