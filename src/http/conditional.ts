@@ -1,10 +1,10 @@
 // Strong ETags over the serialized body, and If-None-Match matching (RFC 9110 section 13.1.2).
 import { createHash } from 'node:crypto';
 
-let lastTagged: { body: string; tag: string } | undefined;
+let lastTagged: { body: string | Buffer; tag: string } | undefined;
 
-export function entityTag(serializedBody: string): string {
-  // A cached list is the same string again and again; comparing it to itself costs nothing.
+export function entityTag(serializedBody: string | Buffer): string {
+  // A cached list is the same buffer again and again: its tag is computed once.
   if (lastTagged?.body !== serializedBody) {
     const tag = `"${createHash('sha256').update(serializedBody).digest('base64url').slice(0, 22)}"`;
     lastTagged = { body: serializedBody, tag };

@@ -12,17 +12,17 @@ export interface ResultValue {
 export interface WireResponse {
   status: number;
   headers: Record<string, string>;
-  payload?: string;
+  payload?: string | Buffer;
 }
 
-/** Bodies the store hands out unchanged (the frozen order list) are serialized once. */
-const serialized = new WeakMap<object, string>();
+/** Bodies the store hands out unchanged (the frozen order list) are serialized and encoded once. */
+const serialized = new WeakMap<object, Buffer>();
 
-function serialize(body: unknown): string {
+function serialize(body: unknown): string | Buffer {
   if (typeof body !== 'object' || body === null || !Object.isFrozen(body)) return JSON.stringify(body);
   let payload = serialized.get(body);
   if (payload === undefined) {
-    payload = JSON.stringify(body);
+    payload = Buffer.from(JSON.stringify(body));
     serialized.set(body, payload);
   }
   return payload;
@@ -37,5 +37,5 @@ export function toWire({ status, body, headers }: ResultValue): WireResponse {
 export function send(reply: FastifyReply, { status, headers, payload }: WireResponse): FastifyReply {
   reply.code(status).headers(headers);
   if (payload === undefined) return reply.send();
-  return reply.type('application/json').send(payload);
+  return reply.type('application/json; charset=utf-8').send(payload);
 }

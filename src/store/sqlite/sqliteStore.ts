@@ -68,6 +68,7 @@ export class SqliteStore implements AdminStore {
   readonly #statements;
   /** Commits made through this connection, which `data_version` does not count. */
   #ownWrites = 0;
+  #stamp: string | undefined;
   #orders: { stamp: string; orders: readonly Order[] } | undefined;
   /** Digests already looked up, found or not; never the keys themselves. */
   #activeKeys: { stamp: string; byDigest: Map<string, ActiveKey | undefined> } = {
@@ -279,12 +280,23 @@ export class SqliteStore implements AdminStore {
       return this.#db.transaction(work).immediate();
     } finally {
       this.#ownWrites++;
+      this.#stamp = undefined;
     }
   }
 
-  /** Changes whenever the database may have changed: `data_version` counts other connections' commits. */
+  /**
+   * Changes whenever the database may have changed: `data_version` counts other connections' commits.
+   * It is read once per turn of the event loop: a request that arrives after another process committed
+   * is read from its socket in a later turn, after the check phase has cleared the stamp.
+   */
   #changeStamp(): string {
-    return `${this.#statements.dataVersion.get() as number}:${this.#ownWrites}`;
+    if (this.#stamp === undefined) {
+      this.#stamp = `${this.#statements.dataVersion.get() as number}:${this.#ownWrites}`;
+      setImmediate(() => {
+        this.#stamp = undefined;
+      });
+    }
+    return this.#stamp;
   }
 }
 
