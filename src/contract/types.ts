@@ -42,6 +42,9 @@ export interface Dependencies {
   now: () => Date;
 }
 
-export type Handler<Op extends OperationId> = (input: Input<Op>, dependencies: Dependencies) => Result<Op>;
+export type Handler<Op extends OperationId> = (
+  input: Input<Op>,
+  dependencies: Dependencies,
+) => Result<Op> | Promise<Result<Op>>;
 
 export type Handlers = { [Op in OperationId]: Handler<Op> };

@@ -24,7 +24,7 @@ import { ApiError } from './errors.js';
 import { allowedMethodsOf } from './methods.js';
 import { invalidIntegerParameter } from './parameters.js';
 import { singleHeader } from './rawHeaders.js';
-import { toWire, type WireResponse } from './reply.js';
+import { type ResultValue, toWire, type WireResponse } from './reply.js';
 
 export const API_ROOT = '/v1';
 
@@ -126,18 +126,26 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
   );
 
   /** The last stage: the operation's handler, then conditional GET where the contract documents it. */
-  function runOperation(operationId: OperationId, principal: Principal, path: unknown, exchange: Exchange) {
-    const handler = handlers[operationId] as (input: unknown, dependencies: Dependencies) => { status: number };
+  async function runOperation(
+    operationId: OperationId,
+    principal: Principal,
+    path: unknown,
+    exchange: Exchange,
+  ): Promise<WireResponse> {
+    const handler = handlers[operationId] as (
+      input: unknown,
+      dependencies: Dependencies,
+    ) => ResultValue | Promise<ResultValue>;
     const pathText = exchange.request.params as Record<string, string>;
     const input = { path, pathText, body: exchange.apiRequest.body as unknown };
-    const wire = toWire(handler(input, { store, principal, now }));
+    const wire = toWire(await handler(input, { store, principal, now }));
     return conditional.has(operationId)
       ? conditionalGet(wire, exchange.request.headers['if-none-match'])
       : wire;
   }
 
   function operationHandlers() {
-    const registered: Record<string, (context: Context, exchange: Exchange) => WireResponse> = {};
+    const registered: Record<string, (context: Context, exchange: Exchange) => Promise<WireResponse>> = {};
     for (const operationId of Object.keys(handlers) as OperationId[]) {
       registered[operationId] = (context, exchange) => {
         // context.request is re-parsed from the raw path after validation, so only the validator's

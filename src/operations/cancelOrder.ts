@@ -3,8 +3,8 @@
 import { apiError } from '../contract/errorBody.js';
 import type { Handler } from '../contract/types.js';
 
-export const cancelOrder: Handler<'cancelOrder'> = ({ path: { orderId }, pathText }, { store }) => {
-  switch (store.cancelOrder(orderId)) {
+export const cancelOrder: Handler<'cancelOrder'> = async ({ path: { orderId }, pathText }, { store }) => {
+  switch (await store.cancelOrder(orderId)) {
     case 'cancelled':
       return { status: 204 };
     case 'shipped':

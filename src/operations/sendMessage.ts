@@ -2,9 +2,9 @@
 import { randomBase62 } from '../base62.js';
 import type { Handler } from '../contract/types.js';
 
-export const sendMessage: Handler<'sendMessage'> = ({ body }, { store, principal, now }) => ({
+export const sendMessage: Handler<'sendMessage'> = async ({ body }, { store, principal, now }) => ({
   status: 202,
-  body: store.enqueueMessage({
+  body: await store.enqueueMessage({
     id: newMessageId(),
     accountId: principal.accountId,
     message: body.message,

@@ -61,8 +61,10 @@ export type RevokeOutcome = 'revoked' | 'already_revoked' | 'missing';
 /** What the API operations depend on. */
 export interface Store {
   listOrders(): readonly Order[];
-  cancelOrder(orderId: number): CancelOutcome;
-  enqueueMessage(message: NewMessage): Message;
+  /** Settles once the change is committed; writes of one event-loop turn share a commit. */
+  cancelOrder(orderId: number): Promise<CancelOutcome>;
+  /** Settles once the message is committed; writes of one event-loop turn share a commit. */
+  enqueueMessage(message: NewMessage): Promise<Message>;
   findPet(petId: number): Pet | undefined;
   /** The active (not revoked) key whose digest is `digest`. */
   findActiveKey(digest: Buffer): ActiveKey | undefined;

@@ -9,7 +9,7 @@ describe('listOrders', () => {
     const first = t.server.store.addOrder({ petId: 7, quantity: 2, shipDate: '2026-12-01T09:00:00.000Z' });
     const cancelled = t.server.store.addOrder({ petId: 8, quantity: 1 });
     const shipped = t.server.store.addOrder({ petId: 9, quantity: 3, status: 'shipped', complete: true });
-    t.server.store.cancelOrder(cancelled.id);
+    await t.server.store.cancelOrder(cancelled.id);
 
     const { data, response } = await apiClient(t.server.baseUrl, t.key).GET('/store/orders');
 

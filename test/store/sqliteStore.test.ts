@@ -64,26 +64,26 @@ describe('opening the database', () => {
 });
 
 describe('orders', () => {
-  it('lists orders that are not cancelled, by id, leaving out absent fields', () => {
+  it('lists orders that are not cancelled, by id, leaving out absent fields', async () => {
     const a = store.addOrder({ petId: 1, quantity: 2, shipDate: '2026-01-01T00:00:00.000Z', complete: true });
     const b = store.addOrder({ petId: 2, quantity: 1 });
     const c = store.addOrder({ status: 'shipped' });
-    store.cancelOrder(b.id);
+    await store.cancelOrder(b.id);
     expect(store.listOrders()).toEqual([
       { id: a.id, petId: 1, quantity: 2, shipDate: '2026-01-01T00:00:00.000Z', complete: true },
       { id: c.id, complete: false },
     ]);
   });
 
-  it('cancels only a pending order, and tells shipped from missing', () => {
+  it('cancels only a pending order, and tells shipped from missing', async () => {
     const pending = store.addOrder({ petId: 1, quantity: 1 });
     const shipped = store.addOrder({ petId: 1, quantity: 1, status: 'shipped' });
-    expect(store.cancelOrder(pending.id)).toBe('cancelled');
-    expect(store.cancelOrder(pending.id)).toBe('missing');
-    expect(store.cancelOrder(shipped.id)).toBe('shipped');
+    expect(await store.cancelOrder(pending.id)).toBe('cancelled');
+    expect(await store.cancelOrder(pending.id)).toBe('missing');
+    expect(await store.cancelOrder(shipped.id)).toBe('shipped');
     expect(store.findOrder(shipped.id)?.status).toBe('shipped');
-    expect(store.cancelOrder(999)).toBe('missing');
-    expect(store.cancelOrder(2 ** 60)).toBe('missing');
+    expect(await store.cancelOrder(999)).toBe('missing');
+    expect(await store.cancelOrder(2 ** 60)).toBe('missing');
   });
 
   it('ships only a pending order', () => {
@@ -145,15 +145,15 @@ describe('keys', () => {
 });
 
 describe('messages', () => {
-  it('are stored with their account and listed in arrival order', () => {
+  it('are stored with their account and listed in arrival order', async () => {
     const account = store.createAccount('acme');
-    store.enqueueMessage({
+    await store.enqueueMessage({
       id: 'msg_a',
       accountId: account.id,
       message: 'one',
       createdAt: '2026-01-01T00:00:00.000Z',
     });
-    store.enqueueMessage({
+    await store.enqueueMessage({
       id: 'msg_b',
       accountId: account.id,
       message: 'two',
@@ -163,5 +163,42 @@ describe('messages', () => {
       ['msg_a', 'one'],
       ['msg_b', 'two'],
     ]);
+  });
+});
+
+describe('group commit', () => {
+  const message = (accountId: number, id: string) => ({
+    id,
+    accountId,
+    message: id,
+    createdAt: '2026-01-01T00:00:00.000Z',
+  });
+
+  it('settles concurrent writes only once they are committed, visible to another connection', async () => {
+    const account = store.createAccount('acme');
+    const writes = Array.from({ length: 200 }, (_, i) => store.enqueueMessage(message(account.id, `msg_${i}`)));
+    const reader = new Database(dbPath, { readonly: true });
+    // Not one of them is on disk before the batch commits.
+    expect(reader.prepare('SELECT count(*) FROM messages').pluck().get()).toBe(0);
+    await Promise.all(writes);
+    expect(reader.prepare('SELECT count(*) FROM messages').pluck().get()).toBe(200);
+    reader.close();
+  });
+
+  it('rolls back a failing write alone; the rest of its batch commits', async () => {
+    const account = store.createAccount('acme');
+    const [first, duplicate, third] = await Promise.allSettled([
+      store.enqueueMessage(message(account.id, 'msg_same')),
+      store.enqueueMessage(message(account.id, 'msg_same')),
+      store.enqueueMessage(message(account.id, 'msg_other')),
+    ]);
+    expect([first.status, duplicate.status, third.status]).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(store.listMessages().map(({ id }) => id)).toEqual(['msg_same', 'msg_other']);
+  });
+
+  it('orders the writes of one batch as they were made: the second cancel of an order is missing', async () => {
+    const order = store.addOrder({ petId: 1, quantity: 1 });
+    const outcomes = await Promise.all([store.cancelOrder(order.id), store.cancelOrder(order.id)]);
+    expect(outcomes).toEqual(['cancelled', 'missing']);
   });
 });

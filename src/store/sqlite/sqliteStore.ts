@@ -18,6 +18,7 @@ import type {
   StoredMessage,
   StoredOrder,
 } from '../store.js';
+import { GroupCommit } from './groupCommit.js';
 import { openDatabase } from './open.js';
 
 interface OrderRow {
@@ -67,6 +68,7 @@ export class SqliteStore implements AdminStore {
   readonly #now: () => string;
   readonly #statements;
   /** Commits made through this connection, which `data_version` does not count. */
+  readonly #groupCommit: GroupCommit;
   #ownWrites = 0;
   #stamp: string | undefined;
   #orders: { stamp: string; orders: readonly Order[] } | undefined;
@@ -78,6 +80,7 @@ export class SqliteStore implements AdminStore {
 
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
+    this.#groupCommit = new GroupCommit(db, () => this.#changed());
     this.#now = () => now().toISOString();
     this.#statements = {
       listOrders: db.prepare<[], OrderRow>(
@@ -139,18 +142,18 @@ export class SqliteStore implements AdminStore {
     return this.#orders.orders;
   }
 
-  cancelOrder(orderId: number): CancelOutcome {
+  cancelOrder(orderId: number): Promise<CancelOutcome> {
     // Ids beyond 2^53 are valid int64 but never issued here; looking them up would need exact BigInt ids.
-    if (!Number.isSafeInteger(orderId)) return 'missing';
-    return this.#immediate(() => {
+    if (!Number.isSafeInteger(orderId)) return Promise.resolve('missing');
+    return this.#groupCommit.run(() => {
       if (this.#move(orderId, 'pending', 'cancelled')) return 'cancelled';
       const status = this.#statements.orderStatus.get(orderId)?.status;
       return status === 'shipped' ? 'shipped' : 'missing';
     });
   }
 
-  enqueueMessage({ id, accountId, message, createdAt }: NewMessage): Message {
-    this.#immediate(() => this.#statements.insertMessage.run(id, accountId, message, createdAt));
+  async enqueueMessage({ id, accountId, message, createdAt }: NewMessage): Promise<Message> {
+    await this.#groupCommit.run(() => this.#statements.insertMessage.run(id, accountId, message, createdAt));
     return { id, message, status: 'queued', createdAt };
   }
 
@@ -279,9 +282,13 @@ export class SqliteStore implements AdminStore {
     try {
       return this.#db.transaction(work).immediate();
     } finally {
-      this.#ownWrites++;
-      this.#stamp = undefined;
+      this.#changed();
     }
+  }
+
+  #changed(): void {
+    this.#ownWrites++;
+    this.#stamp = undefined;
   }
 
   /**
