@@ -2,6 +2,7 @@
 // for its operation, with that status's body, so an undocumented answer fails `tsc`.
 import type { operations } from '../../generated/openapi.js';
 import type { Principal, Store } from '../store/store.js';
+import type { StreamedArray } from './streamedArray.js';
 
 export type OperationId = keyof operations;
 
@@ -12,7 +13,7 @@ type DocumentedStatus<Op extends OperationId> = Extract<Exclude<keyof Responses<
 type ResultFor<Response, Status> = Response extends { content: { 'application/json': infer Body } }
   ? {
       status: Status;
-      body: Body extends (infer Item)[] ? readonly Item[] : Body;
+      body: Body extends (infer Item)[] ? readonly Item[] | StreamedArray : Body;
       headers?: Record<string, string>;
     }
   : { status: Status; body?: undefined; headers?: Record<string, string> };

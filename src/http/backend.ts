@@ -243,8 +243,10 @@ function supportsConditionalGet(definition: OpenAPIV3.OperationObject): boolean 
 }
 
 function conditionalGet(wire: WireResponse, ifNoneMatch: string | undefined): WireResponse {
-  if (wire.status !== 200 || wire.payload === undefined) return wire;
-  const etag = entityTag(wire.payload);
+  if (wire.status !== 200) return wire;
+  // A streamed body is not known before it is sent, so its tag is its version.
+  const etag = wire.stream ? `"${wire.stream.version}"` : wire.payload && entityTag(wire.payload);
+  if (!etag) return wire;
   if (matchesIfNoneMatch(ifNoneMatch, etag)) return { status: 304, headers: { ...wire.headers, ETag: etag } };
   return { ...wire, headers: { ...wire.headers, ETag: etag } };
 }

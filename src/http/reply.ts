@@ -1,5 +1,6 @@
 // The last step of every answer: a result value becomes status, headers and a serialized JSON payload.
 import type { FastifyReply } from 'fastify';
+import { isStreamedArray, type StreamedArray } from '../contract/streamedArray.js';
 
 /** What a handler or an error mapping returns, before serialization. */
 export interface ResultValue {
@@ -13,6 +14,8 @@ export interface WireResponse {
   status: number;
   headers: Record<string, string>;
   payload?: string | Buffer;
+  /** A body produced in chunks instead of `payload`. */
+  stream?: StreamedArray;
 }
 
 /** Bodies the store hands out unchanged (the frozen order list) are serialized and encoded once. */
@@ -30,12 +33,14 @@ function serialize(body: unknown): string | Buffer {
 
 export function toWire({ status, body, headers }: ResultValue): WireResponse {
   const wire: WireResponse = { status, headers: { ...headers } };
-  if (body !== undefined) wire.payload = serialize(body);
+  if (isStreamedArray(body)) wire.stream = body;
+  else if (body !== undefined) wire.payload = serialize(body);
   return wire;
 }
 
-export function send(reply: FastifyReply, { status, headers, payload }: WireResponse): FastifyReply {
+export function send(reply: FastifyReply, { status, headers, payload, stream }: WireResponse): FastifyReply {
   reply.code(status).headers(headers);
+  if (stream) return reply.type('application/json; charset=utf-8').send(stream.open());
   if (payload === undefined) return reply.send();
   return reply.type('application/json; charset=utf-8').send(payload);
 }

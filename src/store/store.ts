@@ -1,5 +1,6 @@
 // What the operations and the CLI need from storage, named for what the domain does. No SQL, no HTTP.
 import type { components } from '../../generated/openapi.js';
+import type { StreamedArray } from '../contract/streamedArray.js';
 
 export type Order = components['schemas']['Order'];
 export type Message = components['schemas']['Message'];
@@ -60,7 +61,8 @@ export type RevokeOutcome = 'revoked' | 'already_revoked' | 'missing';
 
 /** What the API operations depend on. */
 export interface Store {
-  listOrders(): readonly Order[];
+  /** Long lists come as a stream (see contract/streamedArray.ts). */
+  listOrders(): readonly Order[] | StreamedArray;
   /** Settles once the change is committed; writes of one event-loop turn share a commit. */
   cancelOrder(orderId: number): Promise<CancelOutcome>;
   /** Settles once the message is committed; writes of one event-loop turn share a commit. */

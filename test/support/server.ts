@@ -20,14 +20,17 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export type StartOptions = Pick<AppOptions, 'now' | 'handlers'>;
+export type StartOptions = Pick<AppOptions, 'now' | 'handlers'> & { streamOrdersAbove?: number };
 
 const contract = loadContract();
 
-export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+export async function startServer({ streamOrdersAbove, ...options }: StartOptions = {}): Promise<TestServer> {
   const folder = mkdtempSync(join(tmpdir(), 'store-orders-test-'));
   const dbPath = join(folder, 'store.db');
-  const store = openSqliteStore(dbPath, { synchronous: 'FULL' });
+  const store = openSqliteStore(dbPath, {
+    synchronous: 'FULL',
+    ...(streamOrdersAbove !== undefined && { streamOrdersAbove }),
+  });
   const logs: string[] = [];
   const logStream = new Writable({
     write(chunk, _encoding, done) {

@@ -1,5 +1,7 @@
 // The better-sqlite3 Store. Every statement is prepared once; every write transaction is IMMEDIATE.
+import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import type { StreamedArray } from '../../contract/streamedArray.js';
 import type { SynchronousMode } from '../../config.js';
 import type {
   Account,
@@ -19,6 +21,7 @@ import type {
   StoredOrder,
 } from '../store.js';
 import { GroupCommit } from './groupCommit.js';
+import { streamOrders } from './orderStream.js';
 import { openDatabase } from './open.js';
 
 interface OrderRow {
@@ -57,10 +60,16 @@ const MAX_CACHED_KEYS = 10_000;
 export interface SqliteStoreOptions {
   synchronous: SynchronousMode;
   now?: () => Date;
+  /** Lists longer than this are streamed rather than held in memory. */
+  streamOrdersAbove?: number;
 }
 
 export function openSqliteStore(path: string, options: SqliteStoreOptions): SqliteStore {
-  return new SqliteStore(openDatabase(path, options), options.now ?? (() => new Date()));
+  return new SqliteStore(
+    openDatabase(path, options),
+    options.now ?? (() => new Date()),
+    options.streamOrdersAbove ?? 10_000,
+  );
 }
 
 export class SqliteStore implements AdminStore {
@@ -71,15 +80,19 @@ export class SqliteStore implements AdminStore {
   readonly #groupCommit: GroupCommit;
   #ownWrites = 0;
   #stamp: string | undefined;
-  #orders: { stamp: string; orders: readonly Order[] } | undefined;
+  #orders: { stamp: string; orders: readonly Order[] | StreamedArray } | undefined;
+  readonly #streamOrdersAbove: number;
+  /** Tells this process's list versions from those of an earlier run, whose counters started alike. */
+  readonly #bootId = randomUUID().replaceAll('-', '').slice(0, 16);
   /** Digests already looked up, found or not; never the keys themselves. */
   #activeKeys: { stamp: string; byDigest: Map<string, ActiveKey | undefined> } = {
     stamp: '',
     byDigest: new Map(),
   };
 
-  constructor(db: Database.Database, now: () => Date) {
+  constructor(db: Database.Database, now: () => Date, streamOrdersAbove: number) {
     this.#db = db;
+    this.#streamOrdersAbove = streamOrdersAbove;
     this.#groupCommit = new GroupCommit(db, () => this.#changed());
     this.#now = () => now().toISOString();
     this.#statements = {
@@ -130,14 +143,26 @@ export class SqliteStore implements AdminStore {
       insertAccount: db.prepare<[string, string]>(`INSERT INTO accounts (name, created_at) VALUES (?, ?)`),
       ping: db.prepare<[], { ok: number }>(`SELECT 1 AS ok`),
       dataVersion: db.prepare(`PRAGMA data_version`).pluck(),
+      countOrdersUpTo: db
+        .prepare<[number]>(`SELECT count(*) FROM (SELECT 1 FROM orders WHERE status <> 'cancelled' LIMIT ?)`)
+        .pluck(),
     };
   }
 
-  /** The same frozen array until the orders may have changed, so callers can cache what they derive. */
-  listOrders(): readonly Order[] {
+  /**
+   * The same frozen array until the orders may have changed, so callers can cache what they derive. A list
+   * longer than `streamOrdersAbove` is never held in memory: it is streamed from a snapshot instead.
+   */
+  listOrders(): readonly Order[] | StreamedArray {
     const stamp = this.#changeStamp();
     if (this.#orders?.stamp !== stamp) {
-      this.#orders = { stamp, orders: Object.freeze(this.#statements.listOrders.all().map(toOrder)) };
+      const count = this.#statements.countOrdersUpTo.get(this.#streamOrdersAbove + 1) as number;
+      const path = this.#db.name;
+      const orders: readonly Order[] | StreamedArray =
+        count > this.#streamOrdersAbove
+          ? { streamed: true, version: `${this.#bootId}-${stamp}`, open: () => streamOrders(path) }
+          : Object.freeze(this.#statements.listOrders.all().map(toOrder));
+      this.#orders = { stamp, orders };
     }
     return this.#orders.orders;
   }
@@ -298,7 +323,7 @@ export class SqliteStore implements AdminStore {
    */
   #changeStamp(): string {
     if (this.#stamp === undefined) {
-      this.#stamp = `${this.#statements.dataVersion.get() as number}:${this.#ownWrites}`;
+      this.#stamp = `${this.#statements.dataVersion.get() as number}-${this.#ownWrites}`;
       setImmediate(() => {
         this.#stamp = undefined;
       });
