@@ -70,7 +70,7 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
     apiRoot: API_ROOT,
     strict: true,
     // Quick mode skips re-validating openapi.yaml at every start (Spectral and Redocly check it in CI) and
-    // compiles validators on demand; the request validators are compiled right after init, below, and
+    // compiles validators on demand: the request validators in the background right after init (below),
     // the response validators, which the server never runs, not at all.
     quick: true,
     coerceTypes: true,
@@ -119,7 +119,7 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
     },
   });
   await api.init();
-  api.validator.preCompileRequestValidators();
+  compileInTheBackground(api, operations.map(({ operationId }) => operationId));
   // openapi-backend's copies of the operations have every `$ref` resolved.
   const resolvedOperations = new Map(
     api.router.getOperations().map((operation) => [operation.operationId as string, operation]),
@@ -182,6 +182,20 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
     })),
     dispatch: (exchange) => api.handleRequest(exchange.apiRequest, exchange) as Promise<WireResponse>,
   };
+}
+
+/**
+ * Compiling the request validators takes about 100 ms. One operation per turn of the event loop, right
+ * after start, keeps that off the way of the first requests; an operation asked for before its turn is
+ * compiled on demand.
+ */
+function compileInTheBackground(api: OpenAPIBackend, operationIds: string[]): void {
+  const [next, ...rest] = operationIds;
+  if (next === undefined) return;
+  setImmediate(() => {
+    api.validator.getRequestValidatorsForOperation(next);
+    compileInTheBackground(api, rest);
+  });
 }
 
 function unauthorized(): WireResponse {
