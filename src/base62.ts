@@ -17,7 +17,19 @@ export function toBase62(bytes: Uint8Array, width: number): string {
   return text.padStart(width, '0');
 }
 
+/** Random bytes are drawn from the system 4 KiB at a time: one call per id costs more than the id. */
+const pool = { bytes: Buffer.alloc(0), used: 0 };
+
+function randomSlice(byteCount: number): Uint8Array {
+  if (pool.used + byteCount > pool.bytes.length) {
+    pool.bytes = randomBytes(Math.max(4096, byteCount));
+    pool.used = 0;
+  }
+  pool.used += byteCount;
+  return pool.bytes.subarray(pool.used - byteCount, pool.used);
+}
+
 /** `byteCount` random bytes as base62; 16 bytes need 22 characters, 24 bytes need 33. */
 export function randomBase62(byteCount: number, width: number): string {
-  return toBase62(randomBytes(byteCount), width);
+  return toBase62(randomSlice(byteCount), width);
 }

@@ -159,7 +159,8 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
 
   /** The stages after routing, run directly for a request Fastify routed to the operation. */
   async function handleRouted(operationId: string, exchange: Exchange) {
-    const definition = resolvedOperations.get(operationId) as OpenAPIV3.OperationObject;
+    const resolved = resolvedOperations.get(operationId);
+    const definition = resolved as OpenAPIV3.OperationObject;
     const policy = policies.get(operationId);
     if (policy) applyDeprecation(policy, exchange.reply, now());
     const principal = authenticate(singleHeader(exchange.request.raw.rawHeaders, 'authorization'), store);
@@ -167,7 +168,8 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
     await checkPathAndReadBody(definition, exchange.request.params as Record<string, unknown>, exchange);
     let path: unknown = {};
     if (hasAnythingToValidate(definition, exchange.apiRequest)) {
-      const validation = api.validator.validateRequest(exchange.apiRequest, operationId);
+      // The resolved operation itself: given its id, openapi-backend would rebuild its operation list.
+      const validation = api.validator.validateRequest(exchange.apiRequest, resolved);
       if (validation.errors) return invalidRequest(validation.errors);
       path = (validation.coerced as { params?: unknown }).params ?? {};
     }

@@ -13,13 +13,24 @@ interface Pending {
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export class GroupCommit {
-  readonly #db: Database.Database;
   readonly #afterCommit: () => void;
+  /** Made once: better-sqlite3 turns a nested transaction into a savepoint. */
+  readonly #inSavepoint: (work: () => unknown) => unknown;
+  readonly #commitBatch: Database.Transaction<(batch: Pending[], outcomes: Outcome[]) => void>;
   #pending: Pending[] = [];
 
   constructor(db: Database.Database, afterCommit: () => void) {
-    this.#db = db;
     this.#afterCommit = afterCommit;
+    this.#inSavepoint = db.transaction((work: () => unknown) => work());
+    this.#commitBatch = db.transaction((batch: Pending[], outcomes: Outcome[]) => {
+      for (const { work } of batch) {
+        try {
+          outcomes.push({ ok: true, value: this.#inSavepoint(work) });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+    });
   }
 
   run<T>(work: () => T): Promise<T> {
@@ -34,17 +45,7 @@ export class GroupCommit {
     this.#pending = [];
     const outcomes: Outcome[] = [];
     try {
-      this.#db
-        .transaction(() => {
-          for (const { work } of batch) {
-            try {
-              outcomes.push({ ok: true, value: this.#db.transaction(work)() });
-            } catch (error) {
-              outcomes.push({ ok: false, error });
-            }
-          }
-        })
-        .immediate();
+      this.#commitBatch.immediate(batch, outcomes);
     } catch (error) {
       // Nothing of the batch committed (the lock could not be had, or the commit failed).
       for (const { reject } of batch) reject(error);
