@@ -129,14 +129,13 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
   async function runOperation(
     operationId: OperationId,
     principal: Principal,
-    path: unknown,
+    { path, pathText }: { path: unknown; pathText: unknown },
     exchange: Exchange,
   ): Promise<WireResponse> {
     const handler = handlers[operationId] as (
       input: unknown,
       dependencies: Dependencies,
     ) => ResultValue | Promise<ResultValue>;
-    const pathText = exchange.request.params as Record<string, string>;
     const input = { path, pathText, body: exchange.apiRequest.body as unknown };
     const wire = toWire(await handler(input, { store, principal, now }));
     return conditional.has(operationId)
@@ -151,7 +150,8 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
         // context.request is re-parsed from the raw path after validation, so only the validator's
         // coerced copy has the parameters as the contract's types.
         const coerced = context.validation?.coerced as { params?: unknown } | undefined;
-        return runOperation(operationId, context.security.bearerAuth as Principal, coerced?.params ?? {}, exchange);
+        const parameters = { path: coerced?.params ?? {}, pathText: context.request.params as unknown };
+        return runOperation(operationId, context.security.bearerAuth as Principal, parameters, exchange);
       };
     }
     return registered;
@@ -173,7 +173,8 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
       if (validation.errors) return invalidRequest(validation.errors);
       path = (validation.coerced as { params?: unknown }).params ?? {};
     }
-    return runOperation(operationId as OperationId, principal, path, exchange);
+    const parameters = { path, pathText: exchange.request.params };
+    return runOperation(operationId as OperationId, principal, parameters, exchange);
   }
 
   return {

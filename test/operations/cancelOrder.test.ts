@@ -50,6 +50,21 @@ describe('cancelOrder', () => {
     expect(response.json).toMatchObject({ message: 'No order 9223372036854775807' });
   });
 
+  it('answers the same with a trailing slash, which takes the general routing path', async () => {
+    const order = t.server.store.addOrder({ petId: 1, quantity: 1 });
+    const headers = { Authorization: `Bearer ${t.key}` };
+    const cancelled = await rawRequest(`${t.server.baseUrl}/v1/store/orders/${order.id}/`, {
+      method: 'DELETE',
+      headers,
+    });
+    expect(cancelled.status).toBe(204);
+    const again = await rawRequest(`${t.server.baseUrl}/v1/store/orders/${order.id}/`, {
+      method: 'DELETE',
+      headers,
+    });
+    expect(again.json).toEqual({ code: 'order_not_found', message: `No order ${order.id}`, status: 404 });
+  });
+
   it.each([
     'abc',
     '1.5',
