@@ -3,8 +3,8 @@
 // openapi-backend holds the operation table and the compiled validators. Each operation also gets a Fastify
 // route of its own (`routes`), which runs those stages directly: openapi-backend's per-request matching and
 // request normalizing cost more than everything else in a small request. Whatever no such route takes
-// (wrong methods, unknown paths, trailing slashes) goes through openapi-backend's own pipeline (`dispatch`),
-// whose stage handlers call the same functions.
+// (wrong methods, unknown paths) goes through openapi-backend's own pipeline (`dispatch`), whose stage
+// handlers call the same functions.
 
 import type { Readable } from 'node:stream';
 import type { ErrorObject } from 'ajv';
@@ -69,6 +69,8 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
     definition: contract.document,
     apiRoot: API_ROOT,
     strict: true,
+    // Paths match the contract exactly: `/store/orders/` is not `/store/orders`.
+    ignoreTrailingSlashes: false,
     // Quick mode skips re-validating openapi.yaml at every start (Spectral and Redocly check it in CI) and
     // compiles validators on demand: the request validators in the background right after init (below),
     // the response validators, which the server never runs, not at all.

@@ -9,7 +9,7 @@ export function allowedMethodsOf(operations: ContractOperation[]): AllowedMethod
     let entry = templates.get(path);
     if (!entry) {
       const pattern = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
-      entry = { pattern: new RegExp(`^${pattern}/?$`), methods: [] };
+      entry = { pattern: new RegExp(`^${pattern}$`), methods: [] };
       templates.set(path, entry);
     }
     entry.methods.push(method.toUpperCase());

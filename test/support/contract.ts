@@ -28,7 +28,7 @@ function findOperation(method: string, path: string): OperationMatch | undefined
   const relative = path.replace(/^\/v1(?=\/)/, '');
   if (relative === path) return undefined;
   for (const [template, item] of Object.entries(document.paths as Json)) {
-    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
+    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
     const operation = (item as Json)[method.toLowerCase()] as Json | undefined;
     if (operation && pattern.test(relative)) {
       return { pointer: `/paths/${escapePointer(template)}/${method.toLowerCase()}`, operation };
