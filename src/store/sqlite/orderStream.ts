@@ -26,7 +26,14 @@ export function streamOrders(path: string): Readable {
     read() {
       // Each chunk in a turn of its own: a fast client would otherwise drain the whole list in one turn,
       // and no other request would be served until it ended.
-      setImmediate(pushNextChunk);
+      setImmediate(() => {
+        try {
+          pushNextChunk();
+        } catch (error) {
+          // The status line is long gone: all that is left is to end the response early.
+          stream.destroy(error as Error);
+        }
+      });
     },
     destroy(error, done) {
       rows.return?.();

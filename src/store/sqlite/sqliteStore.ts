@@ -76,8 +76,8 @@ export class SqliteStore implements AdminStore {
   readonly #db: Database.Database;
   readonly #now: () => string;
   readonly #statements;
-  /** Commits made through this connection, which `data_version` does not count. */
   readonly #groupCommit: GroupCommit;
+  /** Commits made through this connection, which `data_version` does not count. */
   #ownWrites = 0;
   #stamp: string | undefined;
   #orders: { stamp: string; orders: readonly Order[] | StreamedArray } | undefined;
