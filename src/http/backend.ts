@@ -126,6 +126,7 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
   const resolvedOperations = new Map(
     api.router.getOperations().map((operation) => [operation.operationId as string, operation]),
   );
+  type ResolvedOperation = NonNullable<ReturnType<typeof resolvedOperations.get>>;
 
   /** The last stage: the operation's handler, then conditional GET where the contract documents it. */
   async function runOperation(
@@ -159,31 +160,43 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
     return registered;
   }
 
-  /** The stages after routing, run directly for a request Fastify routed to the operation. */
-  async function handleRouted(operationId: string, exchange: Exchange) {
-    const resolved = resolvedOperations.get(operationId);
-    const definition = resolved as OpenAPIV3.OperationObject;
+  /**
+   * The stages after routing, for requests Fastify routes to the operation. Its resolved copy and its
+   * deprecation policy are looked up once, when the route is made.
+   */
+  function routeTo(operationId: OperationId): OperationRoute['handle'] {
+    const operation = resolvedOperations.get(operationId) as ResolvedOperation;
     const policy = policies.get(operationId);
+    return (exchange) => handleRouted(operationId, operation, policy, exchange);
+  }
+
+  async function handleRouted(
+    operationId: OperationId,
+    operation: ResolvedOperation,
+    policy: DeprecationPolicy | undefined,
+    exchange: Exchange,
+  ): Promise<WireResponse> {
+    const definition = operation as OpenAPIV3.OperationObject;
     if (policy) applyDeprecation(policy, exchange.reply, now());
     const principal = authenticate(singleHeader(exchange.request.raw.rawHeaders, 'authorization'), store);
     if (!principal) return unauthorized();
     await checkPathAndReadBody(definition, exchange.request.params as Record<string, unknown>, exchange);
     let path: unknown = {};
     if (hasAnythingToValidate(definition, exchange.apiRequest)) {
-      // The resolved operation itself: given its id, openapi-backend would rebuild its operation list.
-      const validation = api.validator.validateRequest(exchange.apiRequest, resolved);
+      // The operation itself: given its id, openapi-backend would rebuild its operation list.
+      const validation = api.validator.validateRequest(exchange.apiRequest, operation);
       if (validation.errors) return invalidRequest(validation.errors);
       path = (validation.coerced as { params?: unknown }).params ?? {};
     }
     const parameters = { path, pathText: exchange.request.params };
-    return runOperation(operationId as OperationId, principal, parameters, exchange);
+    return runOperation(operationId, principal, parameters, exchange);
   }
 
   return {
     routes: operations.map((operation) => ({
       method: operation.method.toUpperCase(),
       url: `${API_ROOT}${operation.path.replace(/\{([^}]+)\}/g, ':$1')}`,
-      handle: (exchange) => handleRouted(operation.operationId, exchange),
+      handle: routeTo(operation.operationId as OperationId),
     })),
     dispatch: (exchange) => api.handleRequest(exchange.apiRequest, exchange) as Promise<WireResponse>,
   };

@@ -3,7 +3,7 @@
 // unless the server refused that request too (4xx): then server and contract agree it was invalid, which
 // is what the test sent it for. Requests Prism cannot carry unchanged go straight to the server; each
 // reason is below, and each count is written to test-artifacts/prism-requests.jsonl.
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { inject } from 'vitest';
 import { UPSTREAM_PORT_HEADER } from './prismProxy.js';
 
@@ -64,8 +64,8 @@ function bypassReason(
   return undefined;
 }
 
+/** prismProxy.ts made the file empty at the start of the run. */
 function record(entry: Record<string, unknown>): void {
-  mkdirSync('test-artifacts', { recursive: true });
   appendFileSync('test-artifacts/prism-requests.jsonl', `${JSON.stringify(entry)}\n`);
 }
 
