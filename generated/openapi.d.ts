@@ -155,9 +155,14 @@ export interface components {
          *     | `gone` | 410 | the operation is past its sunset |
          *     | `payload_too_large` | 413 | the body is larger than 1 MiB |
          *     | `bad_request` | 400 | the HTTP request itself is malformed |
+         *     | `request_timeout` | 408 | the request did not arrive in time; the connection is closed |
+         *     | `idempotency_key_in_use` | 409 | a request with this `Idempotency-Key` is still being processed; retry |
+         *     | `idempotency_key_reused` | 422 | this `Idempotency-Key` was used with a different request body |
+         *     | `too_many_requests` | 429 | a rate limit was reached; see `Retry-After` |
          *     | `headers_too_large` | 431 | the request headers exceed the server's limit (16 KiB) |
          *     | `internal_error` | 500 | an unexpected error; details are in the server log under the request id |
          *     | `service_unavailable` | 503 | the server is shutting down or its database is busy; retry |
+         *     | `storage_unavailable` | 503 | the database's disk is full, read-only or failing; nothing was written; retry later |
          *
          *     New codes may be added within `/v1`; treat an unknown code by its `status`.
          */
@@ -268,7 +273,27 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description An unexpected error (`500 internal_error`) or a temporary one (`503 service_unavailable`). */
+        /** @description A rate limit was reached (`too_many_requests`); see Rate limits. Retry after `Retry-After` seconds. */
+        TooManyRequests: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "too_many_requests",
+                 *       "message": "Too many requests for this API key; retry later",
+                 *       "status": 429
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description An unexpected error (`500 internal_error`) or a temporary one (`503 service_unavailable` or `storage_unavailable`, with `Retry-After`). */
         UnexpectedError: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -311,6 +336,26 @@ export interface components {
          */
         WWWAuthenticate: string;
         /**
+         * @description Where the quota named in `RateLimit-Policy` stands (draft-ietf-httpapi-ratelimit-headers-10): `r` requests remain and the window restarts in `t` seconds. Sent on every answer to a valid key while the per-key quota is on, and with every `429`.
+         * @example "per-key";r=998;t=41
+         */
+        RateLimit: string;
+        /**
+         * @description The quota that applies (draft-ietf-httpapi-ratelimit-headers-10): `q` requests per window of `w` seconds. `per-key` counts requests per API key; `auth-failures` counts failed authentications per client address.
+         * @example "per-key";q=1000;w=60
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description Seconds to wait before retrying (RFC 9110).
+         * @example 41
+         */
+        RetryAfter: string;
+        /**
+         * @description `true` when this answer is the replay of an earlier request with the same `Idempotency-Key`; absent otherwise.
+         * @example true
+         */
+        IdempotentReplayed: "true";
+        /**
          * @description When the operation was deprecated, as a structured-field date: `@` and Unix seconds (RFC 9745).
          * @example @1767225600
          */
@@ -349,6 +394,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
@@ -377,6 +424,8 @@ export interface operations {
             304: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
@@ -384,6 +433,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -406,6 +456,8 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -446,13 +498,29 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
     };
     sendMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. A retry with the same key and the same body,
+                 *     within 24 hours, stores nothing new and replays the first answer: the
+                 *     same status and the same message, with `Idempotent-Replayed: true`,
+                 *     also after a server restart. The same key with a different body is
+                 *     `422 idempotency_key_reused`; while the first request with the key is
+                 *     still being written, another one is `409 idempotency_key_in_use`.
+                 *     Keys are per account: two accounts never share one. 1 to 255
+                 *     characters from `[A-Za-z0-9._:~+/=-]`, bare (as Stripe sends it) or
+                 *     as a quoted string (as the IETF draft writes it); the quoted and bare
+                 *     forms are the same key.
+                 * @example 5f0c2b1e-8d3a-4c47-9f6e-2a1b7c9d0e11
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -468,10 +536,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The message was stored and queued. */
+            /** @description The message was stored and queued, now or, for a replayed `Idempotency-Key`, by the first request. */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -488,6 +559,23 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description Another request with this `Idempotency-Key` is still being processed. Nothing was stored for this one; retry it. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_in_use",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry shortly",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body is larger than 1 MiB. */
             413: {
                 headers: {
@@ -505,6 +593,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description This `Idempotency-Key` was already used with a different request body. Nothing was stored. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_reused",
+                     *       "message": "This Idempotency-Key was used with a different request body",
+                     *       "status": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -527,6 +633,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
@@ -623,7 +731,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An unexpected error (`500 internal_error`) or a temporary one (`503 service_unavailable`). */
+            /** @description A rate limit was reached; see Rate limits. Retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "too_many_requests",
+                     *       "message": "Too many requests for this API key; retry later",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (`500 internal_error`) or a temporary one (`503 service_unavailable` or `storage_unavailable`, with `Retry-After`). */
             default: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

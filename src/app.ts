@@ -2,12 +2,19 @@
 // and the single place where every error becomes the Error body.
 import type { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { LogLevel } from './config.js';
+import {
+  DEFAULT_HTTP_LIMITS,
+  DEFAULT_RATE_LIMITS,
+  type HttpLimits,
+  type LogLevel,
+  type RateLimits,
+} from './config.js';
 import type { Contract } from './contract/document.js';
 import { apiError } from './contract/errorBody.js';
 import type { Handlers } from './contract/types.js';
 import { API_ROOT, createBackend, type Exchange } from './http/backend.js';
 import { errorResultFor, writeClientError } from './http/errors.js';
+import { RequestQuotas } from './http/quotas.js';
 import { send, toWire } from './http/reply.js';
 import { singleHeader } from './http/rawHeaders.js';
 import { requestIdFor } from './http/requestId.js';
@@ -22,6 +29,8 @@ export interface AppOptions {
   logStream?: Writable;
   now?: () => Date;
   handlers?: Handlers;
+  http?: HttpLimits;
+  rateLimits?: RateLimits;
 }
 
 declare module 'fastify' {
@@ -32,7 +41,7 @@ declare module 'fastify' {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { contract, store, now = () => new Date() } = options;
+  const { contract, store, now = () => new Date(), http = DEFAULT_HTTP_LIMITS } = options;
   const app = Fastify({
     logger: {
       level: options.logLevel ?? 'info',
@@ -49,8 +58,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 16 * 1024 },
     // HEAD is not in the contract: it must reach the 405 path, not a copy of the GET route.
     exposeHeadRoutes: false,
-    requestTimeout: 30_000,
-    keepAliveTimeout: 5_000,
+    requestTimeout: http.requestTimeoutMs,
+    keepAliveTimeout: http.keepAliveTimeoutMs,
+    connectionTimeout: http.idleTimeoutMs,
+    http: {
+      headersTimeout: http.headersTimeoutMs,
+      // Node looks for late headers and bodies only this often (30 s by default), which would let a
+      // slow client keep its socket far past headersTimeout.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(http.headersTimeoutMs / 4))),
+    },
     clientErrorHandler: writeClientError,
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id);
@@ -58,6 +74,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
 
+  app.server.maxConnections = http.maxConnections;
   app.decorateRequest('declaredContentType', undefined);
   app.addHook('onRequest', async (request, reply) => {
     // Answers are for one authenticated caller, or refusals: no cache may keep any of them.
@@ -114,6 +131,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     store,
     now,
     handlers: options.handlers ?? defaultHandlers,
+    quotas: new RequestQuotas(options.rateLimits ?? DEFAULT_RATE_LIMITS, () => now().getTime()),
   });
   for (const route of backend.routes) {
     app.route({

@@ -14,7 +14,48 @@ export interface Config {
   databasePath: string;
   logLevel: LogLevel;
   synchronous: SynchronousMode;
+  http: HttpLimits;
+  rateLimits: RateLimits;
+  /** How long a write waits for another process's write lock before it answers 503. */
+  writeWaitMs: number;
+  /** How long a graceful stop may take before the process exits anyway. */
+  stopTimeoutMs: number;
 }
+
+/** What a slow, idle or greedy client may take from the server. */
+export interface HttpLimits {
+  /** The whole request, headers and body, must arrive within this. */
+  requestTimeoutMs: number;
+  /** The headers must arrive within this (slowloris). */
+  headersTimeoutMs: number;
+  /** An idle kept-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** A connection on which nothing moves either way, such as a client that stopped reading, is closed after this. */
+  idleTimeoutMs: number;
+  /** Connections beyond this are closed as soon as they open. */
+  maxConnections: number;
+}
+
+/** Per window of `windowSeconds`; 0 turns a limit off. */
+export interface RateLimits {
+  requestsPerKey: number;
+  authFailuresPerAddress: number;
+  windowSeconds: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 30_000,
+  maxConnections: 1_000,
+};
+
+export const DEFAULT_RATE_LIMITS: RateLimits = {
+  requestsPerKey: 1_000,
+  authFailuresPerAddress: 20,
+  windowSeconds: 60,
+};
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -29,7 +70,57 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePath: loadDatabasePath(env),
     logLevel: parseChoice('LOG_LEVEL', env.LOG_LEVEL?.toLowerCase(), LOG_LEVELS, 'info'),
     synchronous: loadSynchronous(env),
+    http: loadHttpLimits(env),
+    rateLimits: {
+      requestsPerKey: parseCount(
+        'RATE_LIMIT_REQUESTS',
+        env.RATE_LIMIT_REQUESTS,
+        DEFAULT_RATE_LIMITS.requestsPerKey,
+      ),
+      authFailuresPerAddress: parseCount(
+        'RATE_LIMIT_AUTH_FAILURES',
+        env.RATE_LIMIT_AUTH_FAILURES,
+        DEFAULT_RATE_LIMITS.authFailuresPerAddress,
+      ),
+      windowSeconds: parsePositive(
+        'RATE_LIMIT_WINDOW_SECONDS',
+        env.RATE_LIMIT_WINDOW_SECONDS,
+        DEFAULT_RATE_LIMITS.windowSeconds,
+      ),
+    },
+    writeWaitMs: parseCount('SQLITE_WRITE_WAIT_MS', env.SQLITE_WRITE_WAIT_MS, 5_000),
+    stopTimeoutMs: parsePositive('STOP_TIMEOUT_MS', env.STOP_TIMEOUT_MS, 10_000),
   };
+}
+
+function loadHttpLimits(env: NodeJS.ProcessEnv): HttpLimits {
+  const defaults = DEFAULT_HTTP_LIMITS;
+  const limits: HttpLimits = {
+    requestTimeoutMs: parsePositive(
+      'HTTP_REQUEST_TIMEOUT_MS',
+      env.HTTP_REQUEST_TIMEOUT_MS,
+      defaults.requestTimeoutMs,
+    ),
+    headersTimeoutMs: parsePositive(
+      'HTTP_HEADERS_TIMEOUT_MS',
+      env.HTTP_HEADERS_TIMEOUT_MS,
+      defaults.headersTimeoutMs,
+    ),
+    keepAliveTimeoutMs: parsePositive(
+      'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+      env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      defaults.keepAliveTimeoutMs,
+    ),
+    idleTimeoutMs: parsePositive('HTTP_IDLE_TIMEOUT_MS', env.HTTP_IDLE_TIMEOUT_MS, defaults.idleTimeoutMs),
+    maxConnections: parsePositive('HTTP_MAX_CONNECTIONS', env.HTTP_MAX_CONNECTIONS, defaults.maxConnections),
+  };
+  // Node refuses a headers timeout longer than the request timeout.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError(
+      `HTTP_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs})`,
+    );
+  }
+  return limits;
 }
 
 /** The database settings alone: the CLI needs them but must not fail on a server-only variable. Empty means unset. */
@@ -47,6 +138,19 @@ function parsePort(raw: string | undefined): number {
     throw new ConfigError(`PORT must be a whole number from 0 to 65535, got "${raw}"`);
   }
   return Number(raw);
+}
+
+/** A whole number, 0 allowed (0 turns the setting off where the README says so). */
+function parseCount(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[0-9]{1,9}$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  return Number(raw);
+}
+
+function parsePositive(name: string, raw: string | undefined, fallback: number): number {
+  const value = parseCount(name, raw, fallback);
+  if (value === 0) throw new ConfigError(`${name} must be at least 1, got "${raw}"`);
+  return value;
 }
 
 function parseHost(raw: string | undefined): string {

@@ -2,9 +2,8 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { loadContract } from './contract/document.js';
+import { SERVER_BUSY_TIMEOUT_MS } from './store/sqlite/open.js';
 import { openSqliteStore } from './store/sqlite/sqliteStore.js';
-
-const STOP_DEADLINE_MS = 10_000;
 
 export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -17,11 +16,25 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
   const contract = loadContract();
   let store: ReturnType<typeof openSqliteStore>;
   try {
-    store = openSqliteStore(config.databasePath, { synchronous: config.synchronous });
+    store = openSqliteStore(config.databasePath, {
+      synchronous: config.synchronous,
+      busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS,
+      writeWaitMs: config.writeWaitMs,
+      create: false,
+    });
   } catch (error) {
     return exitWith(`store-orders: cannot open database ${config.databasePath}: ${(error as Error).message}`);
   }
-  const app = await buildApp({ contract, store, logLevel: config.logLevel });
+  const app = await buildApp({
+    contract,
+    store,
+    logLevel: config.logLevel,
+    http: config.http,
+    rateLimits: config.rateLimits,
+  });
+  const settings = store.settings();
+  app.log.info({ database: config.databasePath, ...settings }, 'database opened');
+  if (!settings.writable) app.log.warn('the database is read-only: reads are served, writes answer 503');
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -34,7 +47,7 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
     setTimeout(() => {
       app.log.error('requests still in flight at the stop deadline: exiting now');
       process.exit(1);
-    }, STOP_DEADLINE_MS).unref();
+    }, config.stopTimeoutMs).unref();
     app
       .close()
       .then(() => {

@@ -11,6 +11,16 @@ describe('loadConfig', () => {
       databasePath: resolve('data/store.db'),
       logLevel: 'info',
       synchronous: 'FULL',
+      http: {
+        requestTimeoutMs: 30_000,
+        headersTimeoutMs: 10_000,
+        keepAliveTimeoutMs: 5_000,
+        idleTimeoutMs: 30_000,
+        maxConnections: 1_000,
+      },
+      rateLimits: { requestsPerKey: 1_000, authFailuresPerAddress: 20, windowSeconds: 60 },
+      writeWaitMs: 5_000,
+      stopTimeoutMs: 10_000,
     });
   });
 
@@ -22,6 +32,16 @@ describe('loadConfig', () => {
         DATABASE_URL: '/tmp/x.db',
         LOG_LEVEL: 'DEBUG',
         SQLITE_SYNCHRONOUS: 'extra',
+        HTTP_REQUEST_TIMEOUT_MS: '20000',
+        HTTP_HEADERS_TIMEOUT_MS: '2000',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000',
+        HTTP_IDLE_TIMEOUT_MS: '3000',
+        HTTP_MAX_CONNECTIONS: '50',
+        RATE_LIMIT_REQUESTS: '0',
+        RATE_LIMIT_AUTH_FAILURES: '5',
+        RATE_LIMIT_WINDOW_SECONDS: '10',
+        SQLITE_WRITE_WAIT_MS: '250',
+        STOP_TIMEOUT_MS: '2000',
       }),
     ).toEqual({
       port: 8080,
@@ -29,6 +49,16 @@ describe('loadConfig', () => {
       databasePath: '/tmp/x.db',
       logLevel: 'debug',
       synchronous: 'EXTRA',
+      http: {
+        requestTimeoutMs: 20_000,
+        headersTimeoutMs: 2_000,
+        keepAliveTimeoutMs: 1_000,
+        idleTimeoutMs: 3_000,
+        maxConnections: 50,
+      },
+      rateLimits: { requestsPerKey: 0, authFailuresPerAddress: 5, windowSeconds: 10 },
+      writeWaitMs: 250,
+      stopTimeoutMs: 2_000,
     });
   });
 
@@ -44,6 +74,12 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'file:x.db?mode=ro' }, 'DATABASE_URL'],
     [{ DATABASE_URL: '   ' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'file://remote-host/store.db' }, 'DATABASE_URL'],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '0' }, 'HTTP_HEADERS_TIMEOUT_MS'],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '40000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
+    [{ HTTP_MAX_CONNECTIONS: 'many' }, 'HTTP_MAX_CONNECTIONS'],
+    [{ RATE_LIMIT_REQUESTS: '-1' }, 'RATE_LIMIT_REQUESTS'],
+    [{ RATE_LIMIT_WINDOW_SECONDS: '0' }, 'RATE_LIMIT_WINDOW_SECONDS'],
+    [{ STOP_TIMEOUT_MS: '1.5' }, 'STOP_TIMEOUT_MS'],
   ])('refuses %o with a message naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(variable);

@@ -15,7 +15,16 @@ beforeEach(() => {
 afterEach(() => rmSync(folder, { recursive: true, force: true }));
 
 describe('the server process', () => {
-  it('creates the default database folder under its working directory and serves', async () => {
+  it('refuses to start on a missing database file, naming it and `store-orders init`', async () => {
+    const refused = spawnServer({ DATABASE_URL: '' }, { cwd: folder, init: false });
+    await expect(refused).rejects.toThrow(/exited with 1/);
+    await expect(refused).rejects.toThrow(
+      /data\/store\.db does not exist; create it with `store-orders init`/,
+    );
+    expect(existsSync(join(folder, 'data'))).toBe(false);
+  });
+
+  it('serves the default database under its working directory once `store-orders init` made it', async () => {
     const server = await spawnServer({ DATABASE_URL: '' }, { cwd: folder });
     try {
       expect((await rawRequest(`${server.baseUrl}/readyz`)).json).toEqual({ status: 'ready' });
@@ -42,13 +51,14 @@ describe('the server process', () => {
     [{ LOG_LEVEL: 'chatty' }, /LOG_LEVEL must be one of/],
     [{ SQLITE_SYNCHRONOUS: 'OFF' }, /SQLITE_SYNCHRONOUS must be one of/],
   ])('refuses bad configuration %o with a clear message and exit 1', async (env, message) => {
-    await expect(spawnServer(env)).rejects.toThrow(message);
-    await expect(spawnServer(env)).rejects.toThrow(/exited with 1/);
+    const refused = spawnServer(env, { init: false });
+    await expect(refused).rejects.toThrow(message);
+    await expect(refused).rejects.toThrow(/exited with 1/);
   });
 
   it('refuses a database path it cannot open', async () => {
     mkdirSync(join(folder, 'a-folder.db'));
-    await expect(spawnServer({ DATABASE_URL: join(folder, 'a-folder.db') })).rejects.toThrow(
+    await expect(spawnServer({ DATABASE_URL: join(folder, 'a-folder.db') }, { init: false })).rejects.toThrow(
       /cannot open database/,
     );
   });
@@ -107,7 +117,10 @@ describe('the server process', () => {
   it('loses no acknowledged write when killed with SIGKILL mid-load, and restarts', async () => {
     const dbPath = join(folder, 'store.db');
     const env = { DATABASE_URL: dbPath };
-    const key = (await runCli(['keys', 'create', '--account', 'acme'], env)).stdout.trim().split('\n').at(-1) as string;
+    const key = (await runCli(['keys', 'create', '--account', 'acme'], env)).stdout
+      .trim()
+      .split('\n')
+      .at(-1) as string;
     const orders = Array.from({ length: 40 }, (_, i) => ({ petId: i + 1, quantity: 1 }));
     writeFileSync(join(folder, 'orders.json'), JSON.stringify(orders));
     await runCli(['orders', 'import', join(folder, 'orders.json')], env);
@@ -122,7 +135,10 @@ describe('the server process', () => {
         try {
           if (i % 4 === 3) {
             const orderId = ((worker * 7 + i) % orders.length) + 1;
-            const response = await validatingFetch(`${server.baseUrl}/v1/store/orders/${orderId}`, { method: 'DELETE', headers });
+            const response = await validatingFetch(`${server.baseUrl}/v1/store/orders/${orderId}`, {
+              method: 'DELETE',
+              headers,
+            });
             if (response.status === 204) acknowledgedCancels.push(orderId);
           } else {
             const response = await validatingFetch(`${server.baseUrl}/v1/messages`, {
@@ -130,7 +146,8 @@ describe('the server process', () => {
               headers,
               body: JSON.stringify({ message: `w${worker}-${i}` }),
             });
-            if (response.status === 202) acknowledgedMessages.push(((await response.json()) as { id: string }).id);
+            if (response.status === 202)
+              acknowledgedMessages.push(((await response.json()) as { id: string }).id);
           }
         } catch (error) {
           if (error instanceof ContractViolation) throw error;
@@ -146,9 +163,15 @@ describe('the server process', () => {
     expect((await server.finished).signal).toBe('SIGKILL');
 
     const reader = new Database(dbPath, { readonly: true });
-    const storedIds = reader.prepare<[], { id: string }>('SELECT id FROM messages').all().map((row) => row.id);
+    const storedIds = reader
+      .prepare<[], { id: string }>('SELECT id FROM messages')
+      .all()
+      .map((row) => row.id);
     const cancelled = new Set(
-      reader.prepare<[], { id: number }>("SELECT id FROM orders WHERE status = 'cancelled'").all().map((row) => row.id),
+      reader
+        .prepare<[], { id: number }>("SELECT id FROM orders WHERE status = 'cancelled'")
+        .all()
+        .map((row) => row.id),
     );
     expect(reader.pragma('integrity_check', { simple: true })).toBe('ok');
     reader.close();

@@ -2,6 +2,7 @@
 // `store-orders`: the operator's command line. Orders, pets and keys can only be made here.
 import { runServer } from '../server.js';
 import { accountsVerbs } from './accounts.js';
+import { initDatabase } from './init.js';
 import { type CliContext, CliError, usageError, type Verbs } from './io.js';
 import { keysVerbs } from './keys.js';
 import { messagesVerbs } from './messages.js';
@@ -18,7 +19,8 @@ const NOUNS: Record<string, Verbs> = {
 
 const HELP = `Usage: store-orders <command>
 
-  serve                                   run the API server (same as npm start)
+  init                                    create the database file (and its folder) if missing, and bring its schema up to date
+  serve                                   run the API server (same as npm start); the database must exist
   accounts create NAME                    create an account
   keys create --account NAME              create a key (and the account if missing); the key is the last line
   keys list                               list keys (never the keys themselves)
@@ -39,6 +41,11 @@ async function main(argv: string[]): Promise<number> {
     if (noun === 'serve') {
       await runServer(process.env);
       return -1;
+    }
+    if (noun === 'init') {
+      if (verb !== undefined) throw usageError('init takes no arguments');
+      initDatabase(context);
+      return 0;
     }
     if (noun === undefined || ['help', '--help', '-h'].includes(noun)) {
       context.out(HELP);

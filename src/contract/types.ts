@@ -35,6 +35,8 @@ export interface Input<Op extends OperationId> {
   /** The path parameters as sent, for messages: an int64 beyond 2^53 is not exact as a number. */
   pathText: { [Name in keyof Parameters<Op>['path']]: string };
   body: RequestBody<Op>;
+  /** The operation's header parameters, by their names in the contract. */
+  headers: Parameters<Op>['header'];
 }
 
 export interface Dependencies {

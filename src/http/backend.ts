@@ -1,5 +1,6 @@
 // Every request to /v1 goes through the API's documented order of checks:
-//   routing (404/405) → sunset (410) → bearer auth (401) → body (413/400) → contract validation (400) → handler.
+//   routing (404/405) → sunset (410) → failed-auth quota of the address (429) → bearer auth (401) →
+//   quota of the key (429) → body (413/400) → contract validation (400) → handler.
 // openapi-backend holds the operation table and the compiled validators. Each operation also gets a Fastify
 // route of its own (`routes`), which runs those stages directly: openapi-backend's per-request matching and
 // request normalizing cost more than everything else in a small request. Whatever no such route takes
@@ -24,6 +25,7 @@ import { ApiError } from './errors.js';
 import { allowedMethodsOf } from './methods.js';
 import { invalidIntegerParameter } from './parameters.js';
 import { singleHeader } from './rawHeaders.js';
+import type { RequestQuotas } from './quotas.js';
 import { type ResultValue, toWire, type WireResponse } from './reply.js';
 
 export const API_ROOT = '/v1';
@@ -43,6 +45,7 @@ export interface BackendOptions {
   store: Store;
   handlers: Handlers;
   now: () => Date;
+  quotas: RequestQuotas;
 }
 
 export interface OperationRoute {
@@ -57,7 +60,13 @@ export interface Backend {
   dispatch(exchange: Exchange): Promise<WireResponse>;
 }
 
-export async function createBackend({ contract, store, handlers, now }: BackendOptions): Promise<Backend> {
+export async function createBackend({
+  contract,
+  store,
+  handlers,
+  now,
+  quotas,
+}: BackendOptions): Promise<Backend> {
   const operations = operationsOf(contract.document);
   const policies = deprecationPolicies(operations);
   const allowedMethods = allowedMethodsOf(operations);
@@ -89,8 +98,11 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
       return ajv;
     },
     securityHandlers: {
-      bearerAuth: (_context: Context, { request }: Exchange): Principal | false =>
-        authenticate(singleHeader(request.raw.rawHeaders, 'authorization'), store) ?? false,
+      bearerAuth: (_context: Context, { request }: Exchange): Principal | false => {
+        const principal = authenticate(singleHeader(request.raw.rawHeaders, 'authorization'), store);
+        if (!principal) quotas.authenticationFailed(request.ip);
+        return principal ?? false;
+      },
     },
     handlers: {
       notFound: () => toWire(apiError(404, 'not_found', 'No such path')),
@@ -102,14 +114,20 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
           }),
         );
       },
-      postRoutingHandler: (context: Context, { reply }: Exchange) => {
+      postRoutingHandler: (context: Context, { request, reply }: Exchange) => {
         // Also called when routing failed, with no operation.
-        const policy = context.operation && policies.get(context.operation.operationId as string);
+        if (!context.operation) return;
+        const policy = policies.get(context.operation.operationId as string);
         if (policy) applyDeprecation(policy, reply, now());
+        const blocked = quotas.beforeAuthentication(request.ip);
+        if (blocked) throw new ApiError(blocked);
       },
       unauthorizedHandler: unauthorized,
       postSecurityHandler: async (context: Context, exchange: Exchange) => {
         if (!context.security.authorized) return;
+        const principal = context.security.bearerAuth as Principal;
+        const overQuota = quotas.afterAuthentication(principal.keyId, exchange.reply);
+        if (overQuota) throw new ApiError(overQuota);
         await checkPathAndReadBody(
           context.operation as OpenAPIV3.OperationObject,
           context.request.params as Record<string, unknown>,
@@ -121,12 +139,23 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
     },
   });
   await api.init();
-  compileInTheBackground(api, operations.map(({ operationId }) => operationId));
+  compileInTheBackground(
+    api,
+    operations.map(({ operationId }) => operationId),
+  );
   // openapi-backend's copies of the operations have every `$ref` resolved.
   const resolvedOperations = new Map(
     api.router.getOperations().map((operation) => [operation.operationId as string, operation]),
   );
   type ResolvedOperation = NonNullable<ReturnType<typeof resolvedOperations.get>>;
+  const headerParameters = new Map(
+    [...resolvedOperations].map(([operationId, operation]) => [
+      operationId,
+      ((operation.parameters ?? []) as OpenAPIV3.ParameterObject[])
+        .filter((parameter) => parameter.in === 'header')
+        .map((parameter) => parameter.name),
+    ]),
+  );
 
   /** The last stage: the operation's handler, then conditional GET where the contract documents it. */
   async function runOperation(
@@ -139,7 +168,13 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
       input: unknown,
       dependencies: Dependencies,
     ) => ResultValue | Promise<ResultValue>;
-    const input = { path, pathText, body: exchange.apiRequest.body as unknown };
+    const headers: Record<string, string | undefined> = {};
+    for (const name of headerParameters.get(operationId) ?? []) {
+      // Validated: a repeated field reaches here joined with ", ", which no header pattern allows.
+      const value = exchange.request.headers[name.toLowerCase()];
+      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const input = { path, pathText, body: exchange.apiRequest.body as unknown, headers };
     const wire = toWire(await handler(input, { store, principal, now }));
     return conditional.has(operationId)
       ? conditionalGet(wire, exchange.request.headers['if-none-match'])
@@ -178,8 +213,16 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
   ): Promise<WireResponse> {
     const definition = operation as OpenAPIV3.OperationObject;
     if (policy) applyDeprecation(policy, exchange.reply, now());
+    const { ip } = exchange.request;
+    const blocked = quotas.beforeAuthentication(ip);
+    if (blocked) return toWire(blocked);
     const principal = authenticate(singleHeader(exchange.request.raw.rawHeaders, 'authorization'), store);
-    if (!principal) return unauthorized();
+    if (!principal) {
+      quotas.authenticationFailed(ip);
+      return unauthorized();
+    }
+    const overQuota = quotas.afterAuthentication(principal.keyId, exchange.reply);
+    if (overQuota) return toWire(overQuota);
     await checkPathAndReadBody(definition, exchange.request.params as Record<string, unknown>, exchange);
     let path: unknown = {};
     if (hasAnythingToValidate(definition, exchange.apiRequest)) {

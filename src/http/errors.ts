@@ -33,15 +33,10 @@ export function errorResultFor(error: unknown): { result: ErrorResult; expected:
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return expected(apiError(400, 'invalid_json', 'The request body is not valid JSON'));
-    case 'SQLITE_BUSY':
-    case 'SQLITE_BUSY_SNAPSHOT':
-    case 'SQLITE_LOCKED':
-      return {
-        result: apiError(503, 'service_unavailable', 'The database is busy; retry shortly', {
-          'Retry-After': '1',
-        }),
-        expected: false,
-      };
+  }
+  if (typeof code === 'string' && code.startsWith('SQLITE_')) {
+    const outage = storageOutage(code);
+    if (outage) return { result: outage, expected: false };
   }
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
     const text = typeof message === 'string' && message !== '' ? message : 'Bad request';
@@ -50,6 +45,25 @@ export function errorResultFor(error: unknown): { result: ErrorResult; expected:
   if (statusCode === 503)
     return expected(apiError(503, 'service_unavailable', 'The server is shutting down'));
   return { result: INTERNAL, expected: false };
+}
+
+/**
+ * SQLite failures that pass: another process's lock, or a disk that is full, read-only or failing. Nothing
+ * of the request was written, so the client may retry. Anything else (a corrupt file) stays a 500.
+ */
+function storageOutage(code: string): ErrorResult<503> | undefined {
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return apiError(503, 'service_unavailable', 'The database is busy; retry shortly', {
+      'Retry-After': '1',
+    });
+  }
+  const storage = ['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN'];
+  if (storage.some((prefix) => code.startsWith(prefix))) {
+    return apiError(503, 'storage_unavailable', 'The database cannot be written to right now; retry later', {
+      'Retry-After': '5',
+    });
+  }
+  return undefined;
 }
 
 export function payloadTooLarge(): ErrorResult<413> {
@@ -75,13 +89,28 @@ export function writeClientError(error: Error & { code?: string }, socket: Socke
     socket.destroy(error);
     return;
   }
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const { status, body } = tooLarge
-    ? apiError(431, 'headers_too_large', 'The request headers are too large')
-    : apiError(400, 'bad_request', 'Malformed HTTP request');
+  const { status, body, reason } = clientErrorAnswer(error.code);
   const payload = JSON.stringify(body);
   socket.end(
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+    `HTTP/1.1 ${status} ${reason}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
   );
+}
+
+function clientErrorAnswer(code: string | undefined) {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return {
+        ...apiError(431, 'headers_too_large', 'The request headers are too large'),
+        reason: 'Request Header Fields Too Large',
+      };
+    // Node's headersTimeout and requestTimeout: the request did not arrive in time (a slow client).
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return {
+        ...apiError(408, 'request_timeout', 'The request did not arrive in time'),
+        reason: 'Request Timeout',
+      };
+    default:
+      return { ...apiError(400, 'bad_request', 'Malformed HTTP request'), reason: 'Bad Request' };
+  }
 }

@@ -1,18 +1,71 @@
-// POST /messages: store the message durably, then answer 202 with it queued.
+// POST /messages: store the message durably, then answer 202 with it queued. With an Idempotency-Key, a
+// retry of the same request replays the first answer instead of storing the message again.
+import { createHash } from 'node:crypto';
 import { randomBase62 } from '../base62.js';
-import type { Handler } from '../contract/types.js';
+import { apiError } from '../contract/errorBody.js';
+import type { Handler, Result } from '../contract/types.js';
+import type { Message } from '../store/store.js';
 
-export const sendMessage: Handler<'sendMessage'> = async ({ body }, { store, principal, now }) => ({
-  status: 202,
-  body: await store.enqueueMessage({
+export const sendMessage: Handler<'sendMessage'> = async ({ body, headers }, { store, principal, now }) => {
+  const message = {
     id: newMessageId(),
     accountId: principal.accountId,
     message: body.message,
     createdAt: now().toISOString(),
-  }),
-});
+  };
+  const idempotencyKey = headers?.['Idempotency-Key'];
+  if (idempotencyKey === undefined) return { status: 202, body: await store.enqueueMessage(message) };
+
+  const stored = await store.enqueueMessageOnce(message, {
+    key: unquoted(idempotencyKey),
+    fingerprint: fingerprintOf(body),
+  });
+  switch (stored.outcome) {
+    case 'queued':
+      return { status: 202, body: stored.message };
+    case 'replayed':
+      return {
+        status: stored.status,
+        body: JSON.parse(stored.body) as Message,
+        headers: { 'Idempotent-Replayed': 'true' },
+      } as Result<'sendMessage'>;
+    case 'key_reused':
+      return apiError(
+        422,
+        'idempotency_key_reused',
+        'This Idempotency-Key was used with a different request body',
+      );
+    case 'in_flight':
+      return apiError(
+        409,
+        'idempotency_key_in_use',
+        'A request with this Idempotency-Key is still being processed; retry shortly',
+      );
+  }
+};
 
 /** `msg_` and 128 random bits. */
 function newMessageId(): string {
   return `msg_${randomBase62(16, 22)}`;
+}
+
+/** The IETF draft sends the key as a quoted string, Stripe bare; both name the same key. */
+function unquoted(key: string): string {
+  return key.startsWith('"') ? key.slice(1, -1) : key;
+}
+
+/** The same body in any key order or spacing is the same request. */
+function fingerprintOf(body: object): Buffer {
+  return createHash('sha256').update(canonicalJson(body)).digest();
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value);
 }

@@ -39,6 +39,23 @@ export interface NewMessage {
   createdAt: string;
 }
 
+/** A client's retry key for one write, scoped to its account (the Idempotency-Key field). */
+export interface IdempotencyKey {
+  key: string;
+  /** A digest of the request, to tell a retry from a different request reusing the key. */
+  fingerprint: Buffer;
+}
+
+export type IdempotentOutcome =
+  | { outcome: 'queued'; message: Message }
+  /** The key was used before for the same request: its first answer, as sent. */
+  | { outcome: 'replayed'; status: number; body: string }
+  | { outcome: 'key_reused' }
+  | { outcome: 'in_flight' };
+
+/** How long an idempotency key is remembered. */
+export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
+
 export interface StoredMessage extends Message {
   accountId: number;
 }
@@ -67,6 +84,11 @@ export interface Store {
   cancelOrder(orderId: number): Promise<CancelOutcome>;
   /** Settles once the message is committed; writes of one event-loop turn share a commit. */
   enqueueMessage(message: NewMessage): Promise<Message>;
+  /**
+   * enqueueMessage at most once per key and account within IDEMPOTENCY_KEY_TTL_MS of the message's
+   * `createdAt`; a request still being written under the same key is `in_flight`.
+   */
+  enqueueMessageOnce(message: NewMessage, idempotency: IdempotencyKey): Promise<IdempotentOutcome>;
   findPet(petId: number): Pet | undefined;
   /** The active (not revoked) key whose digest is `digest`. */
   findActiveKey(digest: Buffer): ActiveKey | undefined;

@@ -7,8 +7,18 @@ describe('handler types derived from generated/', () => {
   it('accept the statuses and bodies the contract documents', async () => {
     const cancel: Handler<'cancelOrder'> = () => ({ status: 204 });
     const conflict: Handler<'cancelOrder'> = () => apiError(409, 'order_already_shipped', 'shipped');
-    expect(cancel({ path: { orderId: 1 }, pathText: { orderId: '1' }, body: undefined }, {} as never)).toEqual({ status: 204 });
-    expect(await conflict({ path: { orderId: 1 }, pathText: { orderId: '1' }, body: undefined }, {} as never)).toMatchObject({ status: 409 });
+    expect(
+      cancel(
+        { path: { orderId: 1 }, pathText: { orderId: '1' }, body: undefined, headers: undefined },
+        {} as never,
+      ),
+    ).toEqual({ status: 204 });
+    expect(
+      await conflict(
+        { path: { orderId: 1 }, pathText: { orderId: '1' }, body: undefined, headers: undefined },
+        {} as never,
+      ),
+    ).toMatchObject({ status: 409 });
   });
 
   it('refuse statuses and bodies the contract does not document', () => {

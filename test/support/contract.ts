@@ -84,7 +84,8 @@ export function contractViolations(response: ObservedResponse): string[] {
       continue;
     }
     const validate = validatorAt(`${headerPointer}/schema`);
-    if (!validate(value)) problems.push(`header ${name}: ${ajv.errorsText(validate.errors)} (got ${value as string})`);
+    if (!validate(value))
+      problems.push(`header ${name}: ${ajv.errorsText(validate.errors)} (got ${value as string})`);
   }
 
   const content = documented.content as Json | undefined;

@@ -1,5 +1,5 @@
 // The built server and CLI as real processes, the way an operator runs them.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,8 +30,14 @@ function collect(child: ChildProcess): {
   return { output, finished };
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<Finished> {
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input?: string,
+  cwd: string = root,
+): Promise<Finished> {
   const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
+    cwd,
     env: { ...process.env, ...env },
     stdio: 'pipe',
   });
@@ -46,16 +52,33 @@ export interface ServerProcess {
   output: { stdout: string; stderr: string };
 }
 
-/** Starts `node dist/main.js` (or another entry) on a free port; resolves once it listens. */
+/**
+ * Starts `node dist/main.js` (or another entry) on a free port; resolves once it listens. The database is
+ * made first with `store-orders init`, as an operator would, unless `init` is false; the rate limits are
+ * off unless the test sets them.
+ */
 export async function spawnServer(
   env: NodeJS.ProcessEnv,
-  { entry = [SERVER_ENTRY], cwd = root }: { entry?: string[]; cwd?: string } = {},
+  {
+    entry = [SERVER_ENTRY],
+    cwd = root,
+    init = true,
+    spawnOptions = {},
+  }: { entry?: string[]; cwd?: string; init?: boolean; spawnOptions?: SpawnOptions } = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, entry, {
-    cwd,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: 'pipe',
-  });
+  const fullEnv = {
+    ...process.env,
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_REQUESTS: '0',
+    RATE_LIMIT_AUTH_FAILURES: '0',
+    ...env,
+  };
+  if (init) {
+    const made = await runCli(['init'], fullEnv, undefined, cwd);
+    if (made.code !== 0) throw new Error(`store-orders init failed: ${made.stderr}`);
+  }
+  const child = spawn(process.execPath, entry, { cwd, env: fullEnv, stdio: 'pipe', ...spawnOptions });
   const { output, finished } = collect(child);
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(

@@ -6,8 +6,10 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach } from 'vitest';
 import { type AppOptions, buildApp } from '../../src/app.js';
+import type { RateLimits } from '../../src/config.js';
 import { loadContract } from '../../src/contract/document.js';
 import { displayPrefix, generateKey, keyDigest } from '../../src/keys.js';
+import { SERVER_BUSY_TIMEOUT_MS } from '../../src/store/sqlite/open.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 
 export interface TestServer {
@@ -20,16 +22,37 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export type StartOptions = Pick<AppOptions, 'now' | 'handlers'> & { streamOrdersAbove?: number };
+export type StartOptions = Pick<AppOptions, 'now' | 'handlers' | 'http'> & {
+  streamOrdersAbove?: number;
+  /** Off unless given: most tests send far more requests, and bad keys, than the default quotas allow. */
+  rateLimits?: RateLimits;
+  writeWaitMs?: number;
+  busyTimeoutMs?: number;
+  logLevel?: AppOptions['logLevel'];
+  /** An existing database file, to start on again as after a restart; the caller removes it. */
+  dbPath?: string;
+};
+
+const NO_RATE_LIMITS: RateLimits = { requestsPerKey: 0, authFailuresPerAddress: 0, windowSeconds: 60 };
 
 const contract = loadContract();
 
-export async function startServer({ streamOrdersAbove, ...options }: StartOptions = {}): Promise<TestServer> {
+export async function startServer({
+  streamOrdersAbove,
+  rateLimits = NO_RATE_LIMITS,
+  writeWaitMs,
+  busyTimeoutMs = SERVER_BUSY_TIMEOUT_MS,
+  logLevel = 'info',
+  dbPath: existingDbPath,
+  ...options
+}: StartOptions = {}): Promise<TestServer> {
   const folder = mkdtempSync(join(tmpdir(), 'store-orders-test-'));
-  const dbPath = join(folder, 'store.db');
+  const dbPath = existingDbPath ?? join(folder, 'store.db');
   const store = openSqliteStore(dbPath, {
     synchronous: 'FULL',
     ...(streamOrdersAbove !== undefined && { streamOrdersAbove }),
+    ...(writeWaitMs !== undefined && { writeWaitMs }),
+    busyTimeoutMs,
   });
   const logs: string[] = [];
   const logStream = new Writable({
@@ -38,7 +61,7 @@ export async function startServer({ streamOrdersAbove, ...options }: StartOption
       done();
     },
   });
-  const app = await buildApp({ contract, store, logLevel: 'info', logStream, ...options });
+  const app = await buildApp({ contract, store, logLevel, logStream, rateLimits, ...options });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('server did not listen on TCP');

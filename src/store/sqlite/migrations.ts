@@ -42,4 +42,17 @@ export const MIGRATIONS: readonly string[] = [
     created_at TEXT NOT NULL
   );
   `,
+  // 2: Idempotency-Key on sendMessage. The first answer is kept as sent, so a retry replays it exactly.
+  `
+  CREATE TABLE idempotency_keys (
+    account_id INTEGER NOT NULL REFERENCES accounts (id),
+    key TEXT NOT NULL,
+    fingerprint BLOB NOT NULL,
+    status INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (account_id, key)
+  ) WITHOUT ROWID;
+  CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
+  `,
 ];

@@ -1,11 +1,17 @@
 // Opens the SQLite file with the durability settings the service promises, and brings its schema up to date.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { SynchronousMode } from '../../config.js';
 import { MIGRATIONS } from './migrations.js';
 
+/** How long a statement blocks the thread waiting for another process's lock (the CLI's default). */
 export const BUSY_TIMEOUT_MS = 5000;
+/**
+ * The server's connection blocks only briefly: its writes wait for a lock between turns of the event loop
+ * instead (see groupCommit.ts), so reads go on meanwhile.
+ */
+export const SERVER_BUSY_TIMEOUT_MS = 20;
 const SYNCHRONOUS_LEVELS: Record<SynchronousMode, number> = { NORMAL: 1, FULL: 2, EXTRA: 3 };
 
 export class DatabaseOpenError extends Error {
@@ -14,13 +20,24 @@ export class DatabaseOpenError extends Error {
 
 export interface OpenOptions {
   synchronous: SynchronousMode;
+  busyTimeoutMs?: number;
+  /** False: a missing file is an error, not a new empty database (the server's rule). */
+  create?: boolean;
 }
 
-export function openDatabase(path: string, { synchronous }: OpenOptions): Database.Database {
-  mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
+export function openDatabase(
+  path: string,
+  { synchronous, busyTimeoutMs = BUSY_TIMEOUT_MS, create = true }: OpenOptions,
+): Database.Database {
+  if (create) mkdirSync(dirname(path), { recursive: true });
+  else if (!existsSync(path)) {
+    throw new DatabaseOpenError(
+      `${path} does not exist; create it with \`store-orders init\`, or point DATABASE_URL at the right file`,
+    );
+  }
+  const db = new Database(path, { fileMustExist: !create });
   try {
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     const journalMode = db.pragma('journal_mode = WAL', { simple: true }) as string;
     if (journalMode !== 'wal')
       throw new DatabaseOpenError(`${path}: journal_mode is ${journalMode}, expected wal`);
@@ -44,7 +61,23 @@ export function synchronousLevel(db: Database.Database): number {
   return db.pragma('synchronous', { simple: true }) as number;
 }
 
+/** False when the file or its folder is read-only for this process: reads work, every write fails. */
+export function isWritable(db: Database.Database): boolean {
+  try {
+    db.exec('BEGIN IMMEDIATE; ROLLBACK');
+    return true;
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? '';
+    if (code.startsWith('SQLITE_READONLY')) return false;
+    // Another process holds the write lock, so the file can be written.
+    if (code.startsWith('SQLITE_BUSY')) return true;
+    throw error;
+  }
+}
+
 function migrate(db: Database.Database, path: string): void {
+  // Read first: an up-to-date file that is read-only can still be served for reads.
+  if ((db.pragma('user_version', { simple: true }) as number) === MIGRATIONS.length) return;
   const apply = db.transaction(() => {
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > MIGRATIONS.length) {

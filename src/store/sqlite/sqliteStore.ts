@@ -2,12 +2,13 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { StreamedArray } from '../../contract/streamedArray.js';
-import type { SynchronousMode } from '../../config.js';
 import type {
   Account,
   ActiveKey,
   AdminStore,
   CancelOutcome,
+  IdempotencyKey,
+  IdempotentOutcome,
   KeyListing,
   Message,
   NewMessage,
@@ -20,9 +21,10 @@ import type {
   StoredMessage,
   StoredOrder,
 } from '../store.js';
+import { IDEMPOTENCY_KEY_TTL_MS } from '../store.js';
 import { GroupCommit } from './groupCommit.js';
 import { streamOrders } from './orderStream.js';
-import { openDatabase } from './open.js';
+import { isWritable, type OpenOptions, openDatabase } from './open.js';
 
 interface OrderRow {
   id: number;
@@ -57,19 +59,20 @@ interface MessageRow {
 /** Bounds the memory unknown digests can take; the cache starts over when it is full. */
 const MAX_CACHED_KEYS = 10_000;
 
-export interface SqliteStoreOptions {
-  synchronous: SynchronousMode;
+export interface SqliteStoreOptions extends OpenOptions {
   now?: () => Date;
+  /** How long a write may wait for another process's write lock; see groupCommit.ts. */
+  writeWaitMs?: number;
   /** Lists longer than this are streamed rather than held in memory. */
   streamOrdersAbove?: number;
 }
 
 export function openSqliteStore(path: string, options: SqliteStoreOptions): SqliteStore {
-  return new SqliteStore(
-    openDatabase(path, options),
-    options.now ?? (() => new Date()),
-    options.streamOrdersAbove ?? 10_000,
-  );
+  return new SqliteStore(openDatabase(path, options), {
+    now: options.now ?? (() => new Date()),
+    streamOrdersAbove: options.streamOrdersAbove ?? 10_000,
+    writeWaitMs: options.writeWaitMs ?? 5_000,
+  });
 }
 
 export class SqliteStore implements AdminStore {
@@ -84,16 +87,26 @@ export class SqliteStore implements AdminStore {
   readonly #streamOrdersAbove: number;
   /** Tells this process's list versions from those of an earlier run, whose counters started alike. */
   readonly #bootId = randomUUID().replaceAll('-', '').slice(0, 16);
+  /** `accountId key` of the idempotent writes not yet committed. */
+  readonly #keysInFlight = new Set<string>();
+  #lastIdempotencyPurge = 0;
   /** Digests already looked up, found or not; never the keys themselves. */
   #activeKeys: { stamp: string; byDigest: Map<string, ActiveKey | undefined> } = {
     stamp: '',
     byDigest: new Map(),
   };
 
-  constructor(db: Database.Database, now: () => Date, streamOrdersAbove: number) {
+  constructor(
+    db: Database.Database,
+    {
+      now,
+      streamOrdersAbove,
+      writeWaitMs,
+    }: { now: () => Date; streamOrdersAbove: number; writeWaitMs: number },
+  ) {
     this.#db = db;
     this.#streamOrdersAbove = streamOrdersAbove;
-    this.#groupCommit = new GroupCommit(db, () => this.#changed());
+    this.#groupCommit = new GroupCommit(db, () => this.#changed(), writeWaitMs);
     this.#now = () => now().toISOString();
     this.#statements = {
       listOrders: db.prepare<[], OrderRow>(
@@ -117,6 +130,20 @@ export class SqliteStore implements AdminStore {
       listMessages: db.prepare<[], MessageRow>(
         `SELECT id, account_id, body, status, created_at FROM messages ORDER BY seq`,
       ),
+      idempotentAnswer: db.prepare<
+        [number, string],
+        { fingerprint: Buffer; status: number; body: string; created_at: string }
+      >(
+        `SELECT fingerprint, status, body, created_at FROM idempotency_keys WHERE account_id = ? AND key = ?`,
+      ),
+      forgetIdempotencyKey: db.prepare<[number, string]>(
+        `DELETE FROM idempotency_keys WHERE account_id = ? AND key = ?`,
+      ),
+      rememberIdempotencyKey: db.prepare<[number, string, Buffer, number, string, string]>(
+        `INSERT INTO idempotency_keys (account_id, key, fingerprint, status, body, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      ),
+      purgeIdempotencyKeys: db.prepare<[string]>(`DELETE FROM idempotency_keys WHERE created_at < ?`),
       petById: db.prepare<[number], Pet>(`SELECT id, name FROM pets WHERE id = ?`),
       insertPet: db.prepare<[string, string]>(`INSERT INTO pets (name, created_at) VALUES (?, ?)`),
       activeKey: db.prepare<[Buffer], { id: number; account_id: number; digest: Buffer }>(
@@ -182,6 +209,51 @@ export class SqliteStore implements AdminStore {
     return { id, message, status: 'queued', createdAt };
   }
 
+  async enqueueMessageOnce(
+    message: NewMessage,
+    { key, fingerprint }: IdempotencyKey,
+  ): Promise<IdempotentOutcome> {
+    const inFlight = `${message.accountId} ${key}`;
+    if (this.#keysInFlight.has(inFlight)) return { outcome: 'in_flight' };
+    this.#keysInFlight.add(inFlight);
+    try {
+      return await this.#groupCommit.run(() => this.#enqueueOnce(message, key, fingerprint));
+    } finally {
+      this.#keysInFlight.delete(inFlight);
+    }
+  }
+
+  #enqueueOnce(message: NewMessage, key: string, fingerprint: Buffer): IdempotentOutcome {
+    const { id, accountId, createdAt } = message;
+    const oldestKept = new Date(Date.parse(createdAt) - IDEMPOTENCY_KEY_TTL_MS).toISOString();
+    this.#purgeExpiredKeys(createdAt, oldestKept);
+    const earlier = this.#statements.idempotentAnswer.get(accountId, key);
+    if (earlier && earlier.created_at >= oldestKept) {
+      if (!earlier.fingerprint.equals(fingerprint)) return { outcome: 'key_reused' };
+      return { outcome: 'replayed', status: earlier.status, body: earlier.body };
+    }
+    if (earlier) this.#statements.forgetIdempotencyKey.run(accountId, key);
+    this.#statements.insertMessage.run(id, accountId, message.message, createdAt);
+    const queued: Message = { id, message: message.message, status: 'queued', createdAt };
+    this.#statements.rememberIdempotencyKey.run(
+      accountId,
+      key,
+      fingerprint,
+      202,
+      JSON.stringify(queued),
+      createdAt,
+    );
+    return { outcome: 'queued', message: queued };
+  }
+
+  /** At most once a minute: expired keys are refused by age anyway, this only bounds the table. */
+  #purgeExpiredKeys(now: string, oldestKept: string): void {
+    const nowMs = Date.parse(now);
+    if (nowMs - this.#lastIdempotencyPurge < 60_000) return;
+    this.#lastIdempotencyPurge = nowMs;
+    this.#statements.purgeIdempotencyKeys.run(oldestKept);
+  }
+
   findPet(petId: number): Pet | undefined {
     if (!Number.isSafeInteger(petId)) return undefined;
     return this.#statements.petById.get(petId);
@@ -207,6 +279,16 @@ export class SqliteStore implements AdminStore {
 
   close(): void {
     this.#db.close();
+  }
+
+  /** The durability settings as SQLite reads them back, for the start-up log line. */
+  settings(): { journalMode: string; synchronous: string; writable: boolean } {
+    const level = this.#db.pragma('synchronous', { simple: true }) as number;
+    return {
+      journalMode: this.#db.pragma('journal_mode', { simple: true }) as string,
+      synchronous: ['OFF', 'NORMAL', 'FULL', 'EXTRA'][level] ?? String(level),
+      writable: isWritable(this.#db),
+    };
   }
 
   createAccount(name: string): Account {

@@ -5,7 +5,17 @@ import { contractViolations, type ObservedResponse } from '../contract.js';
 import type { FuzzCase } from './requests.js';
 
 /** Domain refusals a valid request can still meet: the thing does not exist, or is in the wrong state. */
-const DOMAIN_REFUSALS = new Set(['order_not_found', 'pet_not_found', 'order_already_shipped']);
+/**
+ * Answers that depend on state the generator does not model: what exists, and which Idempotency-Key was
+ * already used with which body (generated keys repeat).
+ */
+const DOMAIN_REFUSALS = new Set([
+  'order_not_found',
+  'pet_not_found',
+  'order_already_shipped',
+  'idempotency_key_reused',
+  'idempotency_key_in_use',
+]);
 
 function errorBody(response: ObservedResponse): { code?: string; message?: string } {
   try {

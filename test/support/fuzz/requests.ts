@@ -79,6 +79,8 @@ const headerText = (minLength: number, maxLength: number) =>
 
 function validParameterText(parameter: ParameterSpec): fc.Arbitrary<string> {
   if (parameter.schema.type === 'integer') return validIntegerText(parameter.schema);
+  const pattern = parameter.schema.pattern as string | undefined;
+  if (pattern !== undefined) return fc.stringMatching(new RegExp(pattern, 'u'));
   if (parameter.in === 'header') {
     return fc.oneof(
       fc.constant('*'),
@@ -91,6 +93,13 @@ function validParameterText(parameter: ParameterSpec): fc.Arbitrary<string> {
 function brokenParameterText(parameter: ParameterSpec): fc.Arbitrary<Broken<string>> | undefined {
   if (parameter.schema.type === 'integer') return brokenIntegerText(parameter.schema);
   const maxLength = parameter.schema.maxLength as number | undefined;
+  const pattern = parameter.schema.pattern as string | undefined;
+  if (parameter.in === 'header' && pattern !== undefined) {
+    const matches = new RegExp(pattern, 'u');
+    return headerText(1, 300)
+      .filter((value) => !matches.test(value))
+      .map((value) => ({ rule: 'not matching the pattern', value }));
+  }
   if (parameter.in === 'header' && maxLength !== undefined) {
     return headerText(maxLength + 1, maxLength + 2000).map((value) => ({
       rule: 'longer than maxLength',

@@ -1,0 +1,67 @@
+// Fixed-window quotas, and the RateLimit / RateLimit-Policy fields of draft-ietf-httpapi-ratelimit-headers-10.
+// Counters live in this process's memory: they start over on restart, and each server process counts alone.
+import { apiError, type ErrorResult } from '../contract/errorBody.js';
+
+/** Bounds memory against a flood of distinct keys or addresses; see `hit` for what happens beyond it. */
+const MAX_TRACKED = 100_000;
+
+export interface QuotaState {
+  allowed: boolean;
+  headers: Record<string, string>;
+}
+
+export class FixedWindowQuota {
+  #windowIndex = -1;
+  #counts = new Map<string | number, number>();
+
+  /** `limit` 0 turns the quota off. */
+  constructor(
+    readonly policy: string,
+    readonly limit: number,
+    readonly windowSeconds: number,
+    private readonly nowMs: () => number = Date.now,
+  ) {}
+
+  get enabled(): boolean {
+    return this.limit > 0;
+  }
+
+  /** Counts one request against `partition` and says whether it is within the quota. */
+  hit(partition: string | number): QuotaState {
+    const used = this.#used(partition) + 1;
+    // When the table is full, a new partition is not counted: one flood must not lock everyone else out.
+    if (this.#counts.has(partition) || this.#counts.size < MAX_TRACKED) this.#counts.set(partition, used);
+    return this.#state(used, used <= this.limit);
+  }
+
+  /** Whether one more request of `partition` would be within the quota, without counting it. */
+  peek(partition: string | number): QuotaState {
+    const used = this.#used(partition);
+    return this.#state(used, used < this.limit);
+  }
+
+  #used(partition: string | number): number {
+    const windowIndex = Math.floor(this.nowMs() / (this.windowSeconds * 1000));
+    if (windowIndex !== this.#windowIndex) {
+      this.#windowIndex = windowIndex;
+      this.#counts = new Map();
+    }
+    return this.#counts.get(partition) ?? 0;
+  }
+
+  #state(used: number, allowed: boolean): QuotaState {
+    const windowMs = this.windowSeconds * 1000;
+    const resetSeconds = Math.max(1, Math.ceil((windowMs - (this.nowMs() % windowMs)) / 1000));
+    const remaining = Math.max(0, this.limit - used);
+    const headers: Record<string, string> = {
+      'RateLimit-Policy': `"${this.policy}";q=${this.limit};w=${this.windowSeconds}`,
+      RateLimit: `"${this.policy}";r=${remaining};t=${resetSeconds}`,
+    };
+    if (allowed) return { allowed: true, headers };
+    return { allowed: false, headers: { ...headers, 'Retry-After': String(resetSeconds) } };
+  }
+}
+
+export function tooManyRequests(state: QuotaState, message: string): ErrorResult<429> {
+  return apiError(429, 'too_many_requests', message, state.headers);
+}
