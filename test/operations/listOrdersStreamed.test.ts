@@ -4,7 +4,8 @@ import { request as httpRequest } from 'node:http';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiClient } from '../support/http.js';
-import { createKey, startServer, type TestServer } from '../support/server.js';
+import { DEFAULT_HTTP_LIMITS } from '../../src/config.js';
+import { createKey, type StartOptions, startServer, type TestServer } from '../support/server.js';
 
 let servers: TestServer[] = [];
 afterEach(async () => {
@@ -12,8 +13,11 @@ afterEach(async () => {
   servers = [];
 });
 
-async function serverWith(streamOrdersAbove: number): Promise<{ server: TestServer; key: string }> {
-  const server = await startServer({ streamOrdersAbove });
+async function serverWith(
+  streamOrdersAbove: number,
+  options: Omit<StartOptions, 'streamOrdersAbove'> = {},
+): Promise<{ server: TestServer; key: string }> {
+  const server = await startServer({ streamOrdersAbove, ...options });
   servers.push(server);
   return { server, key: createKey(server.store).key };
 }
@@ -96,5 +100,45 @@ describe('listOrders over the streaming threshold', () => {
     });
     expect(response.status).toBe(202);
     stalled.destroy();
+  });
+
+  it('closes the connection of a client that stopped reading, which frees its snapshot of the database', async () => {
+    const { server, key } = await serverWith(5, { http: { ...DEFAULT_HTTP_LIMITS, idleTimeoutMs: 1_000 } });
+    server.store.importOrders(Array.from({ length: 200_000 }, (_, i) => ({ petId: i + 1, quantity: 1 })));
+    const url = new URL(`${server.baseUrl}/v1/store/orders`);
+    const stalled = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+      httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          headers: { Authorization: `Bearer ${key}` },
+        },
+        resolve,
+      )
+        .on('error', reject)
+        .end();
+    });
+    stalled.pause();
+    // While the stream holds its read snapshot, a checkpoint cannot empty the write-ahead log.
+    await apiClient(server.baseUrl, key).POST('/messages', { body: { message: 'after the list began' } });
+    const checkpoint = () => {
+      const other = new Database(server.dbPath);
+      try {
+        return other.pragma('wal_checkpoint(TRUNCATE)', { simple: true }) as number;
+      } finally {
+        other.close();
+      }
+    };
+    expect(checkpoint()).toBe(1);
+
+    // The client never learns of the close: it does not read. The server's side of it is what must go.
+    const connections = () =>
+      new Promise<number>((resolve, reject) =>
+        server.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+      );
+    while ((await connections()) > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(checkpoint()).toBe(0);
   });
 });

@@ -1,0 +1,132 @@
+// The two quotas: requests per key, and failed authentications per client address. Both answer 429 with
+// the Error body, Retry-After and the RateLimit fields, and neither resets for a respelled Authorization.
+import { afterEach, describe, expect, it } from 'vitest';
+import { rawRequest } from '../support/http.js';
+import { createKey, startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+afterEach(() => server.close());
+
+const list = (authorization?: string) =>
+  rawRequest(`${server.baseUrl}/v1/store/orders`, {
+    headers: authorization === undefined ? {} : { Authorization: authorization },
+  });
+
+/** A clock the test moves; the window of 60 s starts at a whole minute. */
+function movableClock() {
+  const clock = { ms: Date.parse('2026-11-23T10:00:00.000Z') };
+  return { clock, now: () => new Date(clock.ms) };
+}
+
+describe('the per-key quota', () => {
+  it('tells every answer where the quota stands, then answers 429 with Retry-After once it is used up', async () => {
+    const { clock, now } = movableClock();
+    server = await startServer({
+      now,
+      rateLimits: { requestsPerKey: 3, authFailuresPerAddress: 0, windowSeconds: 60 },
+    });
+    const { key } = createKey(server.store);
+    clock.ms += 20_000;
+    const answers = [await list(`Bearer ${key}`), await list(`Bearer ${key}`), await list(`Bearer ${key}`)];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(answers.map((answer) => answer.headers.get('ratelimit'))).toEqual([
+      '"per-key";r=2;t=40',
+      '"per-key";r=1;t=40',
+      '"per-key";r=0;t=40',
+    ]);
+    expect(answers[0]?.headers.get('ratelimit-policy')).toBe('"per-key";q=3;w=60');
+
+    const refused = await list(`Bearer ${key}`);
+    expect(refused.status).toBe(429);
+    expect(refused.json).toEqual({
+      code: 'too_many_requests',
+      message: 'Too many requests for this API key; retry later',
+      status: 429,
+    });
+    expect(refused.headers.get('retry-after')).toBe('40');
+    expect(refused.headers.get('ratelimit')).toBe('"per-key";r=0;t=40');
+    expect(refused.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it.each([['bearer'], ['BEARER'], ['Bearer  ']])(
+    'cannot be evaded by spelling the scheme %j',
+    async (scheme) => {
+      server = await startServer({
+        rateLimits: { requestsPerKey: 2, authFailuresPerAddress: 0, windowSeconds: 60 },
+      });
+      const { key } = createKey(server.store);
+      await list(`Bearer ${key}`);
+      await list(`Bearer ${key}`);
+      expect((await list(`${scheme} ${key}`)).status).toBe(429);
+      expect((await list(`${scheme} ${key}  `)).status).toBe(429);
+    },
+  );
+
+  it('counts each key apart, and starts over in the next window', async () => {
+    const { clock, now } = movableClock();
+    server = await startServer({
+      now,
+      rateLimits: { requestsPerKey: 1, authFailuresPerAddress: 0, windowSeconds: 60 },
+    });
+    const first = createKey(server.store).key;
+    const second = createKey(server.store).key;
+    expect((await list(`Bearer ${first}`)).status).toBe(200);
+    expect((await list(`Bearer ${first}`)).status).toBe(429);
+    expect((await list(`Bearer ${second}`)).status).toBe(200);
+    clock.ms += 60_000;
+    expect((await list(`Bearer ${first}`)).status).toBe(200);
+  });
+
+  it('applies to every operation, writes included', async () => {
+    server = await startServer({
+      rateLimits: { requestsPerKey: 1, authFailuresPerAddress: 0, windowSeconds: 60 },
+    });
+    const { key } = createKey(server.store);
+    const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+    expect((await list(`Bearer ${key}`)).status).toBe(200);
+    const answers = await Promise.all([
+      rawRequest(`${server.baseUrl}/v1/messages`, { method: 'POST', headers, body: '{"message":"x"}' }),
+      rawRequest(`${server.baseUrl}/v1/store/orders/1`, { method: 'DELETE', headers }),
+      rawRequest(`${server.baseUrl}/v1/pets/1`, { headers }),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([429, 429, 429]);
+    expect(server.store.listMessages()).toEqual([]);
+  });
+
+  it('sends no RateLimit fields when it is turned off', async () => {
+    server = await startServer();
+    const { key } = createKey(server.store);
+    const answer = await list(`Bearer ${key}`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('ratelimit')).toBeNull();
+  });
+});
+
+describe('the failed-authentication quota of an address', () => {
+  it('refuses every request from the address with 429 once its failures are used up, even with a valid key', async () => {
+    server = await startServer({
+      rateLimits: { requestsPerKey: 0, authFailuresPerAddress: 3, windowSeconds: 60 },
+    });
+    const { key } = createKey(server.store);
+    const failures = [await list(), await list('Bearer sok_nope'), await list(`Bearer ${key.slice(0, -1)}x`)];
+    expect(failures.map((answer) => answer.status)).toEqual([401, 401, 401]);
+
+    for (const authorization of [`Bearer ${key}`, `bearer   ${key}`, 'Bearer wrong', undefined]) {
+      const refused = await list(authorization);
+      expect(refused.status).toBe(429);
+      expect(refused.json).toMatchObject({ code: 'too_many_requests', status: 429 });
+      expect(refused.headers.get('ratelimit-policy')).toBe('"auth-failures";q=3;w=60');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+  });
+
+  it('does not count successful authentications', async () => {
+    server = await startServer({
+      rateLimits: { requestsPerKey: 0, authFailuresPerAddress: 1, windowSeconds: 60 },
+    });
+    const { key } = createKey(server.store);
+    for (let i = 0; i < 5; i++) expect((await list(`Bearer ${key}`)).status).toBe(200);
+    expect((await list('Bearer wrong')).status).toBe(401);
+    expect((await list(`Bearer ${key}`)).status).toBe(429);
+  });
+});

@@ -1,0 +1,126 @@
+// Slow, idle and greedy clients: late headers get 408 and lose their connection, idle kept-alive sockets
+// are closed, connections beyond the limit are refused, and 200 slowloris connections do not slow down a
+// normal client.
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/config.js';
+import { rawRequest } from '../support/http.js';
+import { createKey, startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+const sockets: Socket[] = [];
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  await server.close();
+});
+
+const limits = (changes: Partial<HttpLimits>): HttpLimits => ({ ...DEFAULT_HTTP_LIMITS, ...changes });
+
+function open(): Promise<Socket> {
+  const { port } = new URL(server.baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => resolve(socket)).on('error', reject);
+    sockets.push(socket);
+  });
+}
+
+/** Everything the server writes until it closes the connection, and how long that took. */
+function untilClosed(socket: Socket): Promise<{ text: string; afterMs: number }> {
+  const started = Date.now();
+  let text = '';
+  socket.on('data', (chunk) => {
+    text += String(chunk);
+  });
+  return new Promise((resolve) => socket.on('close', () => resolve({ text, afterMs: Date.now() - started })));
+}
+
+describe('slow and idle clients', () => {
+  it('answers headers that do not arrive in time with a 408 Error body, and closes the connection', async () => {
+    server = await startServer({ http: limits({ headersTimeoutMs: 500, requestTimeoutMs: 1000 }) });
+    const socket = await open();
+    const closed = untilClosed(socket);
+    socket.write('GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+    const { text, afterMs } = await closed;
+    expect(afterMs).toBeGreaterThanOrEqual(450);
+    const [head = '', body = ''] = text.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 408 Request Timeout/);
+    expect(head).toMatch(/content-type: application\/json/i);
+    expect(JSON.parse(body)).toEqual({
+      code: 'request_timeout',
+      message: 'The request did not arrive in time',
+      status: 408,
+    });
+  });
+
+  it('answers a body that stops arriving with 408 once the request timeout runs out', async () => {
+    server = await startServer({ http: limits({ headersTimeoutMs: 400, requestTimeoutMs: 800 }) });
+    const { key } = createKey(server.store);
+    const socket = await open();
+    const closed = untilClosed(socket);
+    socket.write(
+      `POST /v1/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"mess`,
+    );
+    const { text } = await closed;
+    expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(server.store.listMessages()).toEqual([]);
+  });
+
+  it('closes an idle kept-alive connection after keepAliveTimeout', async () => {
+    server = await startServer({ http: limits({ keepAliveTimeoutMs: 300 }) });
+    const socket = await open();
+    const closed = untilClosed(socket);
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    const { text, afterMs } = await closed;
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(afterMs).toBeGreaterThanOrEqual(250);
+  });
+
+  it('refuses connections beyond the limit, and takes new ones once others close', async () => {
+    server = await startServer({ http: limits({ maxConnections: 3 }) });
+    const held = [await open(), await open(), await open()];
+    for (const socket of held) socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n'); // never finished
+    const extra = await open();
+    const { text } = await untilClosed(extra);
+    expect(text).toBe('');
+    for (const socket of held) socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await rawRequest(`${server.baseUrl}/healthz`)).status).toBe(200);
+  });
+
+  it('keeps answering a normal client at its usual latency while 200 slowloris connections trickle headers', async () => {
+    server = await startServer();
+    const { key } = createKey(server.store);
+    server.store.importOrders(Array.from({ length: 100 }, (_, i) => ({ petId: i + 1, quantity: 1 })));
+    const timeRequests = async (count: number) => {
+      const latencies: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const started = performance.now();
+        const answer = await rawRequest(`${server.baseUrl}/v1/store/orders`, {
+          headers: { Authorization: `Bearer ${key}` },
+        });
+        latencies.push(performance.now() - started);
+        expect(answer.status).toBe(200);
+      }
+      return latencies.sort((a, b) => a - b);
+    };
+    const usual = await timeRequests(40);
+
+    const slowloris = await Promise.all(Array.from({ length: 200 }, () => open()));
+    const request = 'GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nX-Padding: ' + 'a'.repeat(100);
+    let sent = 0;
+    const trickle = setInterval(() => {
+      for (const socket of slowloris) socket.write(request[sent % request.length] as string);
+      sent++;
+    }, 1000);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const underAttack = await timeRequests(40);
+      expect(slowloris.every((socket) => !socket.destroyed)).toBe(true);
+      // The median, with room for a busy 2-core machine: a server stalled by the attack would take seconds.
+      const median = (values: number[]) => values[Math.floor(values.length / 2)] as number;
+      expect(median(underAttack)).toBeLessThan(Math.max(10 * median(usual), 100));
+    } finally {
+      clearInterval(trickle);
+    }
+  });
+});
