@@ -1,11 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ContractViolation } from './support/contract.js';
-import { rawRequest, validatingFetch } from './support/http.js';
+import { rawRequest } from './support/http.js';
 import { CLI_ENTRY, runCli, spawnServer } from './support/processes.js';
 
 let folder: string;
@@ -112,77 +110,6 @@ describe('the server process', () => {
     expect(finished.stdout).toContain('stopped');
     const messages = await runCli(['messages', 'list'], { DATABASE_URL: dbPath });
     expect(JSON.parse(messages.stdout)).toHaveLength(1);
-  });
-
-  it('loses no acknowledged write when killed with SIGKILL mid-load, and restarts', async () => {
-    const dbPath = join(folder, 'store.db');
-    const env = { DATABASE_URL: dbPath };
-    const key = (await runCli(['keys', 'create', '--account', 'acme'], env)).stdout
-      .trim()
-      .split('\n')
-      .at(-1) as string;
-    const orders = Array.from({ length: 40 }, (_, i) => ({ petId: i + 1, quantity: 1 }));
-    writeFileSync(join(folder, 'orders.json'), JSON.stringify(orders));
-    await runCli(['orders', 'import', join(folder, 'orders.json')], env);
-    const server = await spawnServer(env);
-    const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
-
-    const acknowledgedMessages: string[] = [];
-    const acknowledgedCancels: number[] = [];
-    let killed = false;
-    const writer = async (worker: number) => {
-      for (let i = 0; !killed; i++) {
-        try {
-          if (i % 4 === 3) {
-            const orderId = ((worker * 7 + i) % orders.length) + 1;
-            const response = await validatingFetch(`${server.baseUrl}/v1/store/orders/${orderId}`, {
-              method: 'DELETE',
-              headers,
-            });
-            if (response.status === 204) acknowledgedCancels.push(orderId);
-          } else {
-            const response = await validatingFetch(`${server.baseUrl}/v1/messages`, {
-              method: 'POST',
-              headers,
-              body: JSON.stringify({ message: `w${worker}-${i}` }),
-            });
-            if (response.status === 202)
-              acknowledgedMessages.push(((await response.json()) as { id: string }).id);
-          }
-        } catch (error) {
-          if (error instanceof ContractViolation) throw error;
-          return; // The connection died with the server: that request was never acknowledged.
-        }
-      }
-    };
-    const writers = Array.from({ length: 32 }, (_, worker) => writer(worker));
-    while (acknowledgedMessages.length < 100) await new Promise((resolve) => setTimeout(resolve, 5));
-    server.child.kill('SIGKILL');
-    killed = true;
-    await Promise.all(writers);
-    expect((await server.finished).signal).toBe('SIGKILL');
-
-    const reader = new Database(dbPath, { readonly: true });
-    const storedIds = reader
-      .prepare<[], { id: string }>('SELECT id FROM messages')
-      .all()
-      .map((row) => row.id);
-    const cancelled = new Set(
-      reader
-        .prepare<[], { id: number }>("SELECT id FROM orders WHERE status = 'cancelled'")
-        .all()
-        .map((row) => row.id),
-    );
-    expect(reader.pragma('integrity_check', { simple: true })).toBe('ok');
-    reader.close();
-    expect(new Set(storedIds).size).toBe(storedIds.length);
-    for (const id of acknowledgedMessages) expect(storedIds).toContain(id);
-    for (const orderId of acknowledgedCancels) expect(cancelled.has(orderId)).toBe(true);
-
-    const restarted = await spawnServer(env);
-    expect((await rawRequest(`${restarted.baseUrl}/readyz`)).status).toBe(200);
-    restarted.child.kill('SIGTERM');
-    expect((await restarted.finished).code).toBe(0);
   });
 
   it('logs JSON lines with the request id and without the key', async () => {

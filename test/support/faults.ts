@@ -1,0 +1,88 @@
+// Shared pieces of the fault suite (test/chaos): a database made the way an operator makes it, another
+// process that holds the write lock, and what the server says about its database when it starts.
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openSqliteStore } from '../../src/store/sqlite/sqliteStore.js';
+import { runCli } from './processes.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+export const ARTIFACTS = join(root, 'test-artifacts', 'faults');
+
+/** `store-orders init`, a key from `store-orders keys create`, and `orders` pending orders. */
+export async function prepareDatabase(dbPath: string, orders = 0): Promise<{ key: string }> {
+  const env = { DATABASE_URL: dbPath };
+  const created = await runCli(['keys', 'create', '--account', 'acme'], env);
+  if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
+  if (orders > 0) {
+    const store = openSqliteStore(dbPath, { synchronous: 'FULL' });
+    store.importOrders(Array.from({ length: orders }, (_, i) => ({ petId: i + 1, quantity: 1 })));
+    store.addPet('Rex');
+    store.close();
+  }
+  return { key: created.stdout.trim().split('\n').at(-1) as string };
+}
+
+export interface LockHolder {
+  /** Settles once the other process has committed and exited. */
+  released: Promise<void>;
+}
+
+/** Another process takes the write lock (BEGIN IMMEDIATE) and keeps it for `holdMs`. */
+export async function holdWriteLock(dbPath: string, holdMs: number): Promise<LockHolder> {
+  const script = `
+    const Database = require('better-sqlite3');
+    const db = new Database(process.argv[1]);
+    db.exec('BEGIN IMMEDIATE');
+    process.stdout.write('locked\\n');
+    setTimeout(() => { db.exec('COMMIT'); db.close(); }, Number(process.argv[2]));
+  `;
+  const child = spawn(process.execPath, ['-e', script, dbPath, String(holdMs)], { cwd: root, stdio: 'pipe' });
+  let errors = '';
+  child.stderr.on('data', (chunk) => {
+    errors += String(chunk);
+  });
+  const released = new Promise<void>((resolve, reject) =>
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`lock holder failed: ${errors}`)),
+    ),
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      if (String(chunk).includes('locked')) resolve();
+    });
+    released.catch(reject);
+  });
+  return { released };
+}
+
+export interface BootSettings {
+  journalMode: string;
+  synchronous: string;
+  writable: boolean;
+}
+
+/** The `database opened` line of each start in a server's output, in order. */
+export function bootSettings(stdout: string): BootSettings[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.includes('"database opened"'))
+    .map((line) => JSON.parse(line) as BootSettings);
+}
+
+export function writeReport(name: string, report: unknown): void {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  writeFileSync(join(ARTIFACTS, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+}
+
+/** Deterministic randomness for a run, from a printed seed, so a failing round can be replayed. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 2 ** 32;
+  };
+}
