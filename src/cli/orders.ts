@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { NewOrder } from '../store/store.js';
+import { parseJsonRows } from './jsonRows.js';
 import {
   type CliContext,
   CliError,
@@ -60,12 +61,12 @@ function importOrders(context: CliContext, file: string): void {
   } catch (error) {
     throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
   }
-  let rows: unknown;
-  try {
-    rows = JSON.parse(text);
-  } catch (error) {
-    throw new CliError(`${file} is not valid JSON: ${(error as Error).message}`);
+  const parsed = parseJsonRows(text);
+  if ('error' in parsed) {
+    const where = parsed.row === undefined ? '' : ` (row ${parsed.row})`;
+    throw new CliError(`${file} is not valid JSON${where}: ${parsed.error}`);
   }
+  const { rows } = parsed;
   if (!Array.isArray(rows)) throw new CliError(`${file} must hold a JSON array of orders`);
   const fail = (message: string) => new CliError(message);
   // Every row is checked before the one transaction starts, so a bad row changes nothing.

@@ -156,7 +156,11 @@ describe('store-orders orders import', () => {
   });
 
   it.each([
-    ['[{"petId":1,"quantity":1},', /is not valid JSON/],
+    ['[{"petId":1,"quantity":1},', /is not valid JSON \(row 2\)/],
+    [
+      '[{"petId":1,"quantity":1},\n{"petId":2,"quantity":1},\n{"petId":3,quantity:1},\n{"petId":4,"quantity":1}]',
+      /is not valid JSON \(row 3\)/,
+    ],
     ['{"petId":1}', /must hold a JSON array/],
     ['[{"petId":1,"quantity":1,"id":5}]', /row 1: unknown field "id"/],
     ['[42]', /row 1 must be an object/],

@@ -1,5 +1,5 @@
 // Opens the SQLite file with the durability settings the service promises, and brings its schema up to date.
-import { existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { SynchronousMode } from '../../config.js';
@@ -30,7 +30,7 @@ export function openDatabase(
   { synchronous, busyTimeoutMs = BUSY_TIMEOUT_MS, create = true }: OpenOptions,
 ): Database.Database {
   if (create) mkdirSync(dirname(path), { recursive: true });
-  else if (!existsSync(path)) {
+  else if (isMissing(path)) {
     throw new DatabaseOpenError(
       `${path} does not exist; create it with \`store-orders init\`, or point DATABASE_URL at the right file`,
     );
@@ -61,17 +61,26 @@ export function synchronousLevel(db: Database.Database): number {
   return db.pragma('synchronous', { simple: true }) as number;
 }
 
-/** False when the file or its folder is read-only for this process: reads work, every write fails. */
-export function isWritable(db: Database.Database): boolean {
+/** Only a file that is not there: one that cannot be reached (permissions) is SQLite's to describe. */
+function isMissing(path: string): boolean {
   try {
-    db.exec('BEGIN IMMEDIATE; ROLLBACK');
-    return true;
+    statSync(path);
+    return false;
   } catch (error) {
-    const code = (error as { code?: string }).code ?? '';
-    if (code.startsWith('SQLITE_READONLY')) return false;
-    // Another process holds the write lock, so the file can be written.
-    if (code.startsWith('SQLITE_BUSY')) return true;
-    throw error;
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
+/**
+ * False when this process may not write the file: SQLite then opens it read-only, reads work and every
+ * write fails with SQLITE_READONLY. (Taking the write lock still succeeds, so it cannot tell.)
+ */
+export function isWritable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -287,7 +287,7 @@ export class SqliteStore implements AdminStore {
     return {
       journalMode: this.#db.pragma('journal_mode', { simple: true }) as string,
       synchronous: ['OFF', 'NORMAL', 'FULL', 'EXTRA'][level] ?? String(level),
-      writable: isWritable(this.#db),
+      writable: isWritable(this.#db.name),
     };
   }
 

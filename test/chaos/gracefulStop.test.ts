@@ -1,0 +1,133 @@
+// Graceful stop: on SIGTERM the server takes no new connections, finishes every request in flight with its
+// normal answer, and exits 0. A second signal, or the stop deadline, ends it at once.
+import { request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { holdWriteLock, prepareDatabase } from '../support/faults.js';
+import { type ServerProcess, spawnServer } from '../support/processes.js';
+
+let folder: string;
+let dbPath: string;
+let key: string;
+let server: ServerProcess;
+
+beforeEach(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'store-orders-stop-'));
+  dbPath = join(folder, 'store.db');
+  ({ key } = await prepareDatabase(dbPath));
+});
+afterEach(async () => {
+  if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  await server.finished;
+  rmSync(folder, { recursive: true, force: true });
+});
+
+type Outcome = { status: number } | { error: string };
+
+/** One sendMessage on a connection of its own. */
+function sendOnNewConnection(message: string): Promise<Outcome> {
+  const { port } = new URL(server.baseUrl);
+  return new Promise((resolve) => {
+    const body = JSON.stringify({ message });
+    request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/v1/messages',
+        agent: false,
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
+        response.on('error', (error: NodeJS.ErrnoException) =>
+          resolve({ error: error.code ?? error.message }),
+        );
+      },
+    )
+      .on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }))
+      .end(body);
+  });
+}
+
+/** Resolves once the server has logged `count` received requests: they are in flight, not on the wire. */
+async function untilReceived(count: number): Promise<void> {
+  const received = () => server.output.stdout.split('"incoming request"').length - 1;
+  while (received() < count) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+const storedMessages = () => {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    return db.prepare('SELECT count(*) FROM messages').pluck().get() as number;
+  } finally {
+    db.close();
+  }
+};
+
+describe('SIGTERM', () => {
+  it('completes all 200 requests in flight with their normal status, resets none, and exits 0 within 10 s', async () => {
+    server = await spawnServer({ DATABASE_URL: dbPath, SQLITE_WRITE_WAIT_MS: '10000' }, { init: false });
+    // The writes wait on another process's lock, so all 200 are surely in flight when the signal comes.
+    const holder = await holdWriteLock(dbPath, 2_500);
+    const outcomes = Promise.all(
+      Array.from({ length: 200 }, (_, i) => sendOnNewConnection(`in flight ${i}`)),
+    );
+    await untilReceived(200);
+    const signalledAt = Date.now();
+    server.child.kill('SIGTERM');
+
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await sendOnNewConnection('too late')).toEqual({ error: 'ECONNREFUSED' });
+
+    await holder.released;
+    expect(await outcomes).toEqual(Array.from({ length: 200 }, () => ({ status: 202 })));
+    const finished = await server.finished;
+    expect(finished.code).toBe(0);
+    expect(Date.now() - signalledAt).toBeLessThan(10_000);
+    expect(storedMessages()).toBe(200);
+  });
+
+  it('a second signal exits at once, acknowledging nothing that was not written', async () => {
+    server = await spawnServer({ DATABASE_URL: dbPath, SQLITE_WRITE_WAIT_MS: '10000' }, { init: false });
+    const holder = await holdWriteLock(dbPath, 3_000);
+    const outcomes = Promise.all(Array.from({ length: 20 }, (_, i) => sendOnNewConnection(`cut ${i}`)));
+    await untilReceived(20);
+    const signalledAt = Date.now();
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    server.child.kill('SIGTERM');
+    const finished = await server.finished;
+    expect(Date.now() - signalledAt).toBeLessThan(3_000);
+    expect(finished.code).toBe(1);
+    expect(finished.stdout).toContain('second signal: exiting now');
+    for (const outcome of await outcomes) expect(outcome).not.toHaveProperty('status');
+    await holder.released;
+    expect(storedMessages()).toBe(0);
+  });
+
+  it('exits 1 when requests are still in flight at the stop deadline', async () => {
+    server = await spawnServer(
+      { DATABASE_URL: dbPath, SQLITE_WRITE_WAIT_MS: '10000', STOP_TIMEOUT_MS: '1000' },
+      { init: false },
+    );
+    const holder = await holdWriteLock(dbPath, 3_000);
+    const outcomes = Promise.all(Array.from({ length: 20 }, (_, i) => sendOnNewConnection(`late ${i}`)));
+    await untilReceived(20);
+    const signalledAt = Date.now();
+    server.child.kill('SIGTERM');
+    const finished = await server.finished;
+    const took = Date.now() - signalledAt;
+    expect(took).toBeGreaterThanOrEqual(900);
+    expect(took).toBeLessThan(4_000);
+    expect(finished.code).toBe(1);
+    expect(finished.stdout).toContain('requests still in flight at the stop deadline');
+    for (const outcome of await outcomes) expect(outcome).not.toHaveProperty('status');
+    await holder.released;
+    expect(storedMessages()).toBe(0);
+  });
+});
