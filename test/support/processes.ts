@@ -1,5 +1,6 @@
 // The built server and CLI as real processes, the way an operator runs them.
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -74,6 +75,9 @@ export async function spawnServer(
     RATE_LIMIT_AUTH_FAILURES: '0',
     ...env,
   };
+  // Above info the server does not log where it listens, so it is told a free port instead.
+  const logsItsAddress = ['info', 'debug', 'trace'].includes(fullEnv.LOG_LEVEL);
+  if (!logsItsAddress) fullEnv.PORT = String(await freePort());
   if (init) {
     const made = await runCli(['init'], fullEnv, undefined, cwd);
     if (made.code !== 0) throw new Error(`store-orders init failed: ${made.stderr}`);
@@ -92,11 +96,42 @@ export async function spawnServer(
         resolve(match[1]);
       }
     };
-    child.stdout?.on('data', look);
+    if (logsItsAddress) child.stdout?.on('data', look);
+    else
+      void untilHealthy(`http://127.0.0.1:${fullEnv.PORT}`, finished).then((url) => {
+        clearTimeout(timer);
+        resolve(url);
+      });
     void finished.then((result) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${result.code}:\n${result.stdout}${result.stderr}`));
     });
   });
   return { baseUrl, child, finished, output };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
+
+async function untilHealthy(baseUrl: string, finished: Promise<Finished>): Promise<string> {
+  let exited = false;
+  void finished.then(() => {
+    exited = true;
+  });
+  while (!exited) {
+    try {
+      if ((await fetch(`${baseUrl}/healthz`)).ok) return baseUrl;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return baseUrl;
 }

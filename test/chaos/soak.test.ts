@@ -1,0 +1,89 @@
+// Soak: mixed load at about 70% of the capacity measured first, for SOAK_SECONDS (60 in CI, 600 in
+// `npm run chaos`). No request may fail, memory must stay flat, and p99 is reported per window.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { prepareDatabase, writeReport } from '../support/faults.js';
+import { mixedLoad } from '../support/load.mjs';
+import { spawnServer } from '../support/processes.js';
+
+const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
+const WINDOW_SECONDS = SOAK_SECONDS >= 300 ? 60 : 10;
+const CONNECTIONS = 16;
+const SHARE_OF_CAPACITY = 0.7;
+
+const folder = mkdtempSync(join(tmpdir(), 'store-orders-soak-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024;
+}
+
+describe('soak', () => {
+  it(
+    `serves ${SOAK_SECONDS} s of mixed load at ${SHARE_OF_CAPACITY * 100}% of capacity without an error, with flat memory`,
+    async () => {
+      const dbPath = join(folder, 'store.db');
+      const { key } = await prepareDatabase(dbPath, 1_000);
+      const server = await spawnServer({ DATABASE_URL: dbPath, LOG_LEVEL: 'warn' }, { init: false });
+      const pid = server.child.pid as number;
+      try {
+        // The first seconds warm the server up; they also measure what it can do flat out.
+        const capacity = await mixedLoad({
+          baseUrl: server.baseUrl,
+          key,
+          seconds: 5,
+          connections: CONNECTIONS,
+          rate: 0,
+        });
+        const rate = Math.floor(capacity.perSecond * SHARE_OF_CAPACITY);
+        const rssStartMiB = rssMiB(pid);
+        const windows = [];
+        for (let elapsed = 0; elapsed < SOAK_SECONDS; elapsed += WINDOW_SECONDS) {
+          const window = await mixedLoad({
+            baseUrl: server.baseUrl,
+            key,
+            seconds: Math.min(WINDOW_SECONDS, SOAK_SECONDS - elapsed),
+            connections: CONNECTIONS,
+            rate,
+          });
+          windows.push({ ...window, rssMiB: Math.round(rssMiB(pid)) });
+        }
+        const rssEndMiB = rssMiB(pid);
+        const totals = {
+          requests: windows.reduce((sum, window) => sum + window.requests, 0),
+          errors: windows.reduce((sum, window) => sum + window.errors + window.timeouts, 0),
+          non2xx: windows.reduce((sum, window) => sum + window.non2xx, 0),
+        };
+        const report = {
+          seconds: SOAK_SECONDS,
+          windowSeconds: WINDOW_SECONDS,
+          capacityPerSecond: Math.round(capacity.perSecond),
+          ratePerSecond: rate,
+          ...totals,
+          rssStartMiB: Math.round(rssStartMiB),
+          rssEndMiB: Math.round(rssEndMiB),
+          p99MsPerWindow: windows.map((window) => window.p99Ms),
+          windows,
+        };
+        writeReport('soak', report);
+        console.log(
+          `soak: ${SOAK_SECONDS} s at ${rate} req/s (${SHARE_OF_CAPACITY * 100}% of ${Math.round(capacity.perSecond)}), ` +
+            `${totals.requests} requests, ${totals.errors} errors, ${totals.non2xx} non-2xx, ` +
+            `RSS ${Math.round(rssStartMiB)} → ${Math.round(rssEndMiB)} MiB, p99 per ${WINDOW_SECONDS} s: ${report.p99MsPerWindow.join(', ')} ms`,
+        );
+        expect(totals.errors).toBe(0);
+        expect(totals.non2xx).toBe(0);
+        expect(totals.requests).toBeGreaterThan(rate * SOAK_SECONDS * 0.9);
+        // Flat: what grows with every request (a leak) would grow with the run's length.
+        expect(rssEndMiB).toBeLessThan(rssStartMiB * 1.25 + 16);
+      } finally {
+        server.child.kill('SIGTERM');
+        await server.finished;
+      }
+    },
+    (SOAK_SECONDS + 60) * 1000,
+  );
+});
