@@ -12,7 +12,7 @@ export interface DocsAsset {
   name: string;
   contentType: string;
   body: Buffer;
-  /** The gzip encoding, made on first request: the bundle shrinks about fourfold. */
+  /** The gzip encoding, made on first request: the bundle shrinks to under a third. */
   gzipped(): Promise<Buffer>;
 }
 
