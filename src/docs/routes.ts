@@ -1,7 +1,5 @@
 // Serves the API reference at /docs, off the /v1 API: no key, and every asset from this server.
 import type { FastifyInstance } from 'fastify';
-import { apiError } from '../contract/errorBody.js';
-import { send, toWire } from '../http/reply.js';
 import { ASSETS_PATH, type DocsAssets, loadDocsAssets } from './assets.js';
 import { CONTENT_SECURITY_POLICY, docsPage, INIT_SCRIPT } from './page.js';
 
@@ -26,7 +24,8 @@ export function registerDocs(app: FastifyInstance): void {
 
   app.get<{ Params: { name: string } }>(`${ASSETS_PATH}/:name`, async (request, reply) => {
     const asset = loaded().byName.get(request.params.name);
-    if (!asset) return send(reply, toWire(apiError(404, 'not_found', 'No such path')));
+    // Answered as any unknown path is, by the app's not-found handler.
+    if (!asset) return reply.callNotFound();
     reply
       .headers(SECURITY_HEADERS)
       // The name changes with the content, so a copy never goes stale.
