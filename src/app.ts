@@ -1,5 +1,5 @@
-// Builds the Fastify server: the contract's operations under /v1, the contract itself, health probes,
-// and the single place where every error becomes the Error body.
+// Builds the Fastify server: the contract's operations under /v1, the contract itself, its API reference
+// at /docs, health probes, and the single place where every error becomes the Error body.
 import type { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import {
@@ -12,6 +12,7 @@ import {
 import type { Contract } from './contract/document.js';
 import { apiError } from './contract/errorBody.js';
 import type { Handlers } from './contract/types.js';
+import { registerDocs } from './docs/routes.js';
 import { API_ROOT, createBackend, type Exchange } from './http/backend.js';
 import { errorResultFor, writeClientError } from './http/errors.js';
 import { RequestQuotas } from './http/quotas.js';
@@ -125,6 +126,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get(`${API_ROOT}/openapi.json`, (_request, reply) =>
     reply.type('application/json').send(contract.jsonText),
   );
+  registerDocs(app);
 
   const backend = await createBackend({
     contract,

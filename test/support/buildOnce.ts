@@ -1,4 +1,5 @@
-// vitest global setup: process and CLI tests run the built files, exactly as `npm start` and the bin do.
+// vitest global setup: process and CLI tests run the built files, exactly as `npm start` and the bin do;
+// the build is `npm run build`'s two steps, so that a packed tarball carries the docs renderer too.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -8,4 +9,5 @@ export default function buildOnce(): void {
     cwd: root,
     stdio: 'inherit',
   });
+  execFileSync(process.execPath, ['scripts/copy-docs-bundle.mjs'], { cwd: root, stdio: 'inherit' });
 }
