@@ -65,6 +65,8 @@ describe('the API reference at /docs', () => {
           .filter({ hasText: definition.summary ?? '' })
           .waitFor();
       }
+      // Scalar renders sections as they come into view; the API's introduction comes first.
+      await sidebarItem(page, 'get', '/store/orders').locator('a').click();
       await section(page, 'get', '/store/orders').waitFor();
 
       const origin = new URL(t.server.baseUrl).origin;
