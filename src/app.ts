@@ -2,7 +2,7 @@
 // and the single place where every error becomes the Error body.
 import type { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { LogLevel } from './config.js';
+import type { LogLevel, MetricsConfig } from './config.js';
 import type { Contract } from './contract/document.js';
 import { apiError } from './contract/errorBody.js';
 import type { Handlers } from './contract/types.js';
@@ -13,6 +13,7 @@ import { singleHeader } from './http/rawHeaders.js';
 import { requestIdFor } from './http/requestId.js';
 import { handlers as defaultHandlers } from './operations/index.js';
 import type { Store } from './store/store.js';
+import { instrument } from './telemetry/instrument.js';
 
 export interface AppOptions {
   contract: Contract;
@@ -22,6 +23,10 @@ export interface AppOptions {
   logStream?: Writable;
   now?: () => Date;
   handlers?: Handlers;
+  /** Where /metrics is served and whether it asks for a token; on this app, open, when absent. */
+  metrics?: MetricsConfig;
+  /** How often the calls to deprecated operations are written to the store; 5 s when absent. */
+  deprecatedCallsFlushMs?: number;
 }
 
 declare module 'fastify' {
@@ -32,7 +37,7 @@ declare module 'fastify' {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { contract, store, now = () => new Date() } = options;
+  const { contract, now = () => new Date() } = options;
   const app = Fastify({
     logger: {
       level: options.logLevel ?? 'info',
@@ -58,7 +63,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
 
+  const store = instrument(app, {
+    contract,
+    store: options.store,
+    now,
+    metrics: options.metrics ?? {},
+    deprecatedCallsFlushMs: options.deprecatedCallsFlushMs ?? 5_000,
+  });
+
   app.decorateRequest('declaredContentType', undefined);
+  app.decorateRequest('principal', undefined);
   app.addHook('onRequest', async (request, reply) => {
     // Answers are for one authenticated caller, or refusals: no cache may keep any of them.
     reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
@@ -119,6 +133,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.route({
       method: route.method,
       url: route.url,
+      config: { operationId: route.operationId },
       handler: async (request, reply) => send(reply, await route.handle(exchangeOf(request, reply))),
     });
   }

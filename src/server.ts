@@ -21,7 +21,13 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
   } catch (error) {
     return exitWith(`store-orders: cannot open database ${config.databasePath}: ${(error as Error).message}`);
   }
-  const app = await buildApp({ contract, store, logLevel: config.logLevel });
+  const app = await buildApp({
+    contract,
+    store,
+    logLevel: config.logLevel,
+    metrics: config.metrics,
+    deprecatedCallsFlushMs: config.deprecatedCallsFlushMs,
+  });
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -57,6 +63,17 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
     return exitWith(
       `store-orders: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`,
     );
+  }
+  if (app.metricsServer) {
+    try {
+      const address = await app.metricsServer.listen({ port: config.metrics.port ?? 0, host: config.host });
+      app.log.info(`metrics listening at ${address}`);
+    } catch (error) {
+      store.close();
+      return exitWith(
+        `store-orders: cannot listen for metrics on ${config.host}:${config.metrics.port}: ${(error as Error).message}`,
+      );
+    }
   }
 }
 

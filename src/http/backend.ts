@@ -45,7 +45,15 @@ export interface BackendOptions {
   now: () => Date;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who the request's key belongs to, once it is authenticated. */
+    principal: Principal | undefined;
+  }
+}
+
 export interface OperationRoute {
+  operationId: OperationId;
   method: string;
   /** The operation's path as a Fastify route, under /v1. */
   url: string;
@@ -89,8 +97,10 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
       return ajv;
     },
     securityHandlers: {
-      bearerAuth: (_context: Context, { request }: Exchange): Principal | false =>
-        authenticate(singleHeader(request.raw.rawHeaders, 'authorization'), store) ?? false,
+      bearerAuth: (_context: Context, { request }: Exchange): Principal | false => {
+        request.principal = authenticate(singleHeader(request.raw.rawHeaders, 'authorization'), store);
+        return request.principal ?? false;
+      },
     },
     handlers: {
       notFound: () => toWire(apiError(404, 'not_found', 'No such path')),
@@ -180,6 +190,7 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
     if (policy) applyDeprecation(policy, exchange.reply, now());
     const principal = authenticate(singleHeader(exchange.request.raw.rawHeaders, 'authorization'), store);
     if (!principal) return unauthorized();
+    exchange.request.principal = principal;
     await checkPathAndReadBody(definition, exchange.request.params as Record<string, unknown>, exchange);
     let path: unknown = {};
     if (hasAnythingToValidate(definition, exchange.apiRequest)) {
@@ -194,6 +205,7 @@ export async function createBackend({ contract, store, handlers, now }: BackendO
 
   return {
     routes: operations.map((operation) => ({
+      operationId: operation.operationId as OperationId,
       method: operation.method.toUpperCase(),
       url: `${API_ROOT}${operation.path.replace(/\{([^}]+)\}/g, ':$1')}`,
       handle: routeTo(operation.operationId as OperationId),

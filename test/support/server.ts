@@ -20,7 +20,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export type StartOptions = Pick<AppOptions, 'now' | 'handlers'> & { streamOrdersAbove?: number };
+export type StartOptions = Pick<AppOptions, 'now' | 'handlers' | 'metrics' | 'deprecatedCallsFlushMs'> & {
+  streamOrdersAbove?: number;
+};
 
 const contract = loadContract();
 
