@@ -1,7 +1,7 @@
 // The Prometheus instruments of one app, in a registry of its own, and the text a scrape answers.
 // Every label has a bounded set of values: operationIds (or "none"), HTTP statuses, Store method names,
 // order states. Never an id, a key or a path.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './promClient.js';
 import { ORDER_STATUSES, type Store } from '../store/store.js';
 
 /** Requests that matched no operation of the contract: probes, the contract's own files, unknown paths. */
@@ -103,7 +103,7 @@ let processMetrics: Registry | undefined;
 function processRegistry(): Registry {
   if (!processMetrics) {
     processMetrics = new Registry();
-    collectDefaultMetrics({ register: processMetrics });
+    collectDefaultMetrics(processMetrics);
   }
   return processMetrics;
 }

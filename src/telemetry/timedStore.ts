@@ -1,5 +1,5 @@
 // A Store that times every call of the Store it wraps, by method name. The SQL stays in store/sqlite.
-import type { Histogram } from 'prom-client';
+import type { Histogram } from './promClient.js';
 import type { Store } from '../store/store.js';
 
 type Method = Exclude<keyof Store, 'close'>;
