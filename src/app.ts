@@ -7,6 +7,7 @@ import {
   DEFAULT_RATE_LIMITS,
   type HttpLimits,
   type LogLevel,
+  type MetricsConfig,
   type RateLimits,
 } from './config.js';
 import type { Contract } from './contract/document.js';
@@ -21,6 +22,7 @@ import { singleHeader } from './http/rawHeaders.js';
 import { requestIdFor } from './http/requestId.js';
 import { handlers as defaultHandlers } from './operations/index.js';
 import type { Store } from './store/store.js';
+import { instrument } from './telemetry/instrument.js';
 
 export interface AppOptions {
   contract: Contract;
@@ -32,6 +34,10 @@ export interface AppOptions {
   handlers?: Handlers;
   http?: HttpLimits;
   rateLimits?: RateLimits;
+  /** Where /metrics is served and whether it asks for a token; on this app, open, when absent. */
+  metrics?: MetricsConfig;
+  /** How often the calls to deprecated operations are written to the store; 5 s when absent. */
+  deprecatedCallsFlushMs?: number;
 }
 
 declare module 'fastify' {
@@ -42,7 +48,7 @@ declare module 'fastify' {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { contract, store, now = () => new Date(), http = DEFAULT_HTTP_LIMITS } = options;
+  const { contract, now = () => new Date(), http = DEFAULT_HTTP_LIMITS } = options;
   const app = Fastify({
     logger: {
       level: options.logLevel ?? 'info',
@@ -76,7 +82,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   app.server.maxConnections = http.maxConnections;
+  const store = instrument(app, {
+    contract,
+    store: options.store,
+    now,
+    metrics: options.metrics ?? {},
+    deprecatedCallsFlushMs: options.deprecatedCallsFlushMs ?? 5_000,
+  });
+
   app.decorateRequest('declaredContentType', undefined);
+  app.decorateRequest('principal', undefined);
   app.addHook('onRequest', async (request, reply) => {
     // Answers are for one authenticated caller, or refusals: no cache may keep any of them.
     reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
@@ -139,6 +154,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.route({
       method: route.method,
       url: route.url,
+      config: { operationId: route.operationId },
       handler: async (request, reply) => send(reply, await route.handle(exchangeOf(request, reply))),
     });
   }

@@ -20,6 +20,15 @@ export interface Config {
   writeWaitMs: number;
   /** How long a graceful stop may take before the process exits anyway. */
   stopTimeoutMs: number;
+  metrics: MetricsConfig;
+  deprecatedCallsFlushMs: number;
+}
+
+export interface MetricsConfig {
+  /** When set, /metrics is served only on this port, by a listener of its own on HOST; else on PORT. */
+  port?: number;
+  /** When set, /metrics asks for `Authorization: Bearer <token>`. */
+  token?: string;
 }
 
 /** What a slow, idle or greedy client may take from the server. */
@@ -90,6 +99,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     writeWaitMs: parseCount('SQLITE_WRITE_WAIT_MS', env.SQLITE_WRITE_WAIT_MS, 5_000),
     stopTimeoutMs: parsePositive('STOP_TIMEOUT_MS', env.STOP_TIMEOUT_MS, 10_000),
+    metrics: loadMetricsConfig(env),
+    deprecatedCallsFlushMs: parseFlushSeconds(env.DEPRECATED_CALLS_FLUSH_SECONDS) * 1000,
   };
 }
 
@@ -194,4 +205,36 @@ function parseChoice<T extends string>(
     throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${raw}"`);
   }
   return raw as T;
+}
+
+function loadMetricsConfig(env: NodeJS.ProcessEnv): MetricsConfig {
+  const metrics: MetricsConfig = {};
+  const { METRICS_PORT: port, METRICS_TOKEN: token } = env;
+  if (port !== undefined && port !== '') {
+    if (!/^[0-9]{1,5}$/.test(port) || Number(port) > 65535) {
+      throw new ConfigError(`METRICS_PORT must be a whole number from 0 to 65535, got "${port}"`);
+    }
+    if (Number(port) !== 0 && Number(port) === parsePort(env.PORT)) {
+      throw new ConfigError(`METRICS_PORT must differ from PORT, got ${port} for both`);
+    }
+    metrics.port = Number(port);
+  }
+  if (token !== undefined && token !== '') {
+    // The token is a secret: the message must not repeat it.
+    if (!/^[\x21-\x7e]{16,}$/.test(token)) {
+      throw new ConfigError('METRICS_TOKEN must be at least 16 visible ASCII characters, without spaces');
+    }
+    metrics.token = token;
+  }
+  return metrics;
+}
+
+function parseFlushSeconds(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 5;
+  if (!/^[0-9]{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 3600) {
+    throw new ConfigError(
+      `DEPRECATED_CALLS_FLUSH_SECONDS must be a whole number from 1 to 3600, got "${raw}"`,
+    );
+  }
+  return Number(raw);
 }

@@ -31,6 +31,8 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
     logLevel: config.logLevel,
     http: config.http,
     rateLimits: config.rateLimits,
+    metrics: config.metrics,
+    deprecatedCallsFlushMs: config.deprecatedCallsFlushMs,
   });
   const settings = store.settings();
   app.log.info({ database: config.databasePath, ...settings }, 'database opened');
@@ -70,6 +72,17 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
     return exitWith(
       `store-orders: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`,
     );
+  }
+  if (app.metricsServer) {
+    try {
+      const address = await app.metricsServer.listen({ port: config.metrics.port ?? 0, host: config.host });
+      app.log.info(`metrics listening at ${address}`);
+    } catch (error) {
+      store.close();
+      return exitWith(
+        `store-orders: cannot listen for metrics on ${config.host}:${config.metrics.port}: ${(error as Error).message}`,
+      );
+    }
   }
 }
 

@@ -21,6 +21,8 @@ describe('loadConfig', () => {
       rateLimits: { requestsPerKey: 1_000, authFailuresPerAddress: 20, windowSeconds: 60 },
       writeWaitMs: 5_000,
       stopTimeoutMs: 10_000,
+      metrics: {},
+      deprecatedCallsFlushMs: 5000,
     });
   });
 
@@ -42,6 +44,9 @@ describe('loadConfig', () => {
         RATE_LIMIT_WINDOW_SECONDS: '10',
         SQLITE_WRITE_WAIT_MS: '250',
         STOP_TIMEOUT_MS: '2000',
+        METRICS_PORT: '9464',
+        METRICS_TOKEN: 'metrics-token-0123456789',
+        DEPRECATED_CALLS_FLUSH_SECONDS: '30',
       }),
     ).toEqual({
       port: 8080,
@@ -59,6 +64,8 @@ describe('loadConfig', () => {
       rateLimits: { requestsPerKey: 0, authFailuresPerAddress: 5, windowSeconds: 10 },
       writeWaitMs: 250,
       stopTimeoutMs: 2_000,
+      metrics: { port: 9464, token: 'metrics-token-0123456789' },
+      deprecatedCallsFlushMs: 30_000,
     });
   });
 
@@ -80,9 +87,30 @@ describe('loadConfig', () => {
     [{ RATE_LIMIT_REQUESTS: '-1' }, 'RATE_LIMIT_REQUESTS'],
     [{ RATE_LIMIT_WINDOW_SECONDS: '0' }, 'RATE_LIMIT_WINDOW_SECONDS'],
     [{ STOP_TIMEOUT_MS: '1.5' }, 'STOP_TIMEOUT_MS'],
+    [{ METRICS_PORT: 'nine' }, 'METRICS_PORT'],
+    [{ METRICS_PORT: '65536' }, 'METRICS_PORT'],
+    [{ METRICS_PORT: '3000' }, 'METRICS_PORT'],
+    [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT'],
+    [{ METRICS_TOKEN: 'too-short' }, 'METRICS_TOKEN'],
+    [{ METRICS_TOKEN: 'has a space in the middle of it' }, 'METRICS_TOKEN'],
+    [{ DEPRECATED_CALLS_FLUSH_SECONDS: '0' }, 'DEPRECATED_CALLS_FLUSH_SECONDS'],
+    [{ DEPRECATED_CALLS_FLUSH_SECONDS: '3601' }, 'DEPRECATED_CALLS_FLUSH_SECONDS'],
+    [{ DEPRECATED_CALLS_FLUSH_SECONDS: '1.5' }, 'DEPRECATED_CALLS_FLUSH_SECONDS'],
   ])('refuses %o with a message naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(variable);
+  });
+});
+
+describe('the metrics settings', () => {
+  it('lets both ports be 0 (each picks a free port of its own)', () => {
+    expect(loadConfig({ PORT: '0', METRICS_PORT: '0' }).metrics).toEqual({ port: 0 });
+  });
+
+  it('never repeats a refused token in its message', () => {
+    const token = 'secret token with spaces';
+    expect(() => loadConfig({ METRICS_TOKEN: token })).toThrow(ConfigError);
+    expect(() => loadConfig({ METRICS_TOKEN: token })).not.toThrow(token);
   });
 });
 

@@ -3,6 +3,7 @@
 import { runServer } from '../server.js';
 import { accountsVerbs } from './accounts.js';
 import { initDatabase } from './init.js';
+import { deprecationsVerbs } from './deprecations.js';
 import { type CliContext, CliError, usageError, type Verbs } from './io.js';
 import { keysVerbs } from './keys.js';
 import { messagesVerbs } from './messages.js';
@@ -15,6 +16,7 @@ const NOUNS: Record<string, Verbs> = {
   orders: ordersVerbs,
   pets: petsVerbs,
   messages: messagesVerbs,
+  deprecations: deprecationsVerbs,
 };
 
 const HELP = `Usage: store-orders <command>
@@ -31,6 +33,7 @@ const HELP = `Usage: store-orders <command>
   orders list                             all orders with their status, cancelled ones included
   pets add --name NAME                    create a pet
   messages list                           all stored messages
+  deprecations                            each deprecated operation, its sunset, and the accounts still calling it
 
 Every command uses DATABASE_URL (default data/store.db) and works while the server runs.`;
 
@@ -53,7 +56,8 @@ async function main(argv: string[]): Promise<number> {
     }
     const verbs = Object.hasOwn(NOUNS, noun) ? NOUNS[noun] : undefined;
     if (!verbs) throw usageError(`unknown command "${noun}"`);
-    const run = verb !== undefined && Object.hasOwn(verbs, verb) ? verbs[verb] : undefined;
+    // A noun whose verbs include '' runs it when given no verb (`store-orders deprecations`).
+    const run = Object.hasOwn(verbs, verb ?? '') ? verbs[verb ?? ''] : undefined;
     if (!run) throw usageError(`unknown ${noun} command "${verb ?? ''}"`);
     run(context, args);
     return 0;

@@ -48,7 +48,15 @@ export interface BackendOptions {
   quotas: RequestQuotas;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who the request's key belongs to, once it is authenticated. */
+    principal: Principal | undefined;
+  }
+}
+
 export interface OperationRoute {
+  operationId: OperationId;
   method: string;
   /** The operation's path as a Fastify route, under /v1. */
   url: string;
@@ -99,9 +107,9 @@ export async function createBackend({
     },
     securityHandlers: {
       bearerAuth: (_context: Context, { request }: Exchange): Principal | false => {
-        const principal = authenticate(singleHeader(request.raw.rawHeaders, 'authorization'), store);
-        if (!principal) quotas.authenticationFailed(request.ip);
-        return principal ?? false;
+        request.principal = authenticate(singleHeader(request.raw.rawHeaders, 'authorization'), store);
+        if (!request.principal) quotas.authenticationFailed(request.ip);
+        return request.principal ?? false;
       },
     },
     handlers: {
@@ -223,6 +231,7 @@ export async function createBackend({
     }
     const overQuota = quotas.afterAuthentication(principal.keyId, exchange.reply);
     if (overQuota) return toWire(overQuota);
+    exchange.request.principal = principal;
     await checkPathAndReadBody(definition, exchange.request.params as Record<string, unknown>, exchange);
     let path: unknown = {};
     if (hasAnythingToValidate(definition, exchange.apiRequest)) {
@@ -237,6 +246,7 @@ export async function createBackend({
 
   return {
     routes: operations.map((operation) => ({
+      operationId: operation.operationId as OperationId,
       method: operation.method.toUpperCase(),
       url: `${API_ROOT}${operation.path.replace(/\{([^}]+)\}/g, ':$1')}`,
       handle: routeTo(operation.operationId as OperationId),

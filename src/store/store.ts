@@ -76,6 +76,17 @@ export interface KeyListing {
 
 export type RevokeOutcome = 'revoked' | 'already_revoked' | 'missing';
 
+/** Calls of one deprecated operation by one account: when they started and stopped, and how many. */
+export interface DeprecatedCalls {
+  operationId: string;
+  accountId: number;
+  firstCallAt: string;
+  lastCallAt: string;
+  count: number;
+}
+
+export type DeprecatedCallListing = Omit<DeprecatedCalls, 'accountId'> & { account: string };
+
 /** What the API operations depend on. */
 export interface Store {
   /** Long lists come as a stream (see contract/streamedArray.ts). */
@@ -93,6 +104,12 @@ export interface Store {
   /** The active (not revoked) key whose digest is `digest`. */
   findActiveKey(digest: Buffer): ActiveKey | undefined;
   isReady(): boolean;
+  /** Read at scrape time by the metrics. */
+  countOrdersByStatus(): Record<OrderStatus, number>;
+  /** Messages waiting in the queue (status `queued`). */
+  countQueuedMessages(): number;
+  /** Adds the calls to those already recorded, all in one transaction. */
+  recordDeprecatedCalls(calls: readonly DeprecatedCalls[]): void;
   close(): void;
 }
 
@@ -112,4 +129,5 @@ export interface AdminStore extends Store {
   listAllOrders(): StoredOrder[];
   addPet(name: string): Pet;
   listMessages(): StoredMessage[];
+  listDeprecatedCalls(): DeprecatedCallListing[];
 }

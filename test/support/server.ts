@@ -22,7 +22,10 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export type StartOptions = Pick<AppOptions, 'now' | 'handlers' | 'http'> & {
+export type StartOptions = Pick<
+  AppOptions,
+  'now' | 'handlers' | 'http' | 'metrics' | 'deprecatedCallsFlushMs'
+> & {
   streamOrdersAbove?: number;
   /** Off unless given: most tests send far more requests, and bad keys, than the default quotas allow. */
   rateLimits?: RateLimits;

@@ -9,6 +9,8 @@ import type {
   CancelOutcome,
   IdempotencyKey,
   IdempotentOutcome,
+  DeprecatedCallListing,
+  DeprecatedCalls,
   KeyListing,
   Message,
   NewMessage,
@@ -48,6 +50,14 @@ interface KeyRow {
   revoked_at: string | null;
 }
 
+interface DeprecatedCallRow {
+  operation_id: string;
+  account: string;
+  first_call_at: string;
+  last_call_at: string;
+  call_count: number;
+}
+
 interface MessageRow {
   id: string;
   account_id: number;
@@ -80,6 +90,7 @@ export class SqliteStore implements AdminStore {
   readonly #now: () => string;
   readonly #statements;
   readonly #groupCommit: GroupCommit;
+  readonly #recordDeprecatedCalls: Database.Transaction<(calls: readonly DeprecatedCalls[]) => void>;
   /** Commits made through this connection, which `data_version` does not count. */
   #ownWrites = 0;
   #stamp: string | undefined;
@@ -173,7 +184,29 @@ export class SqliteStore implements AdminStore {
       countOrdersUpTo: db
         .prepare<[number]>(`SELECT count(*) FROM (SELECT 1 FROM orders WHERE status <> 'cancelled' LIMIT ?)`)
         .pluck(),
+      countOrdersByStatus: db.prepare<[], { status: OrderStatus; count: number }>(
+        `SELECT status, count(*) AS count FROM orders GROUP BY status`,
+      ),
+      countQueuedMessages: db.prepare(`SELECT count(*) FROM messages WHERE status = 'queued'`).pluck(),
+      addDeprecatedCalls: db.prepare<[string, number, string, string, number]>(
+        `INSERT INTO deprecated_calls (operation_id, account_id, first_call_at, last_call_at, call_count)
+         VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (operation_id, account_id) DO UPDATE SET
+           first_call_at = min(first_call_at, excluded.first_call_at),
+           last_call_at = max(last_call_at, excluded.last_call_at),
+           call_count = call_count + excluded.call_count`,
+      ),
+      listDeprecatedCalls: db.prepare<[], DeprecatedCallRow>(
+        `SELECT d.operation_id, a.name AS account, d.first_call_at, d.last_call_at, d.call_count
+         FROM deprecated_calls d JOIN accounts a ON a.id = d.account_id
+         ORDER BY d.operation_id, d.last_call_at DESC, a.name`,
+      ),
     };
+    this.#recordDeprecatedCalls = db.transaction((calls: readonly DeprecatedCalls[]) => {
+      for (const { operationId, accountId, firstCallAt, lastCallAt, count } of calls) {
+        this.#statements.addDeprecatedCalls.run(operationId, accountId, firstCallAt, lastCallAt, count);
+      }
+    });
   }
 
   /**
@@ -277,6 +310,24 @@ export class SqliteStore implements AdminStore {
     return this.#statements.ping.get()?.ok === 1;
   }
 
+  countOrdersByStatus(): Record<OrderStatus, number> {
+    const counts: Record<OrderStatus, number> = { pending: 0, shipped: 0, cancelled: 0 };
+    for (const { status, count } of this.#statements.countOrdersByStatus.all()) counts[status] = count;
+    return counts;
+  }
+
+  countQueuedMessages(): number {
+    return this.#statements.countQueuedMessages.get() as number;
+  }
+
+  /**
+   * Times are ISO 8601 in UTC, so min and max compare them as text. Not counted as a change of the data
+   * the caches hold: no order, key or message moves.
+   */
+  recordDeprecatedCalls(calls: readonly DeprecatedCalls[]): void {
+    if (calls.length > 0) this.#recordDeprecatedCalls.immediate(calls);
+  }
+
   close(): void {
     this.#db.close();
   }
@@ -365,6 +416,16 @@ export class SqliteStore implements AdminStore {
       message: row.body,
       status: row.status,
       createdAt: row.created_at,
+    }));
+  }
+
+  listDeprecatedCalls(): DeprecatedCallListing[] {
+    return this.#statements.listDeprecatedCalls.all().map((row) => ({
+      operationId: row.operation_id,
+      account: row.account,
+      firstCallAt: row.first_call_at,
+      lastCallAt: row.last_call_at,
+      count: row.call_count,
     }));
   }
 

@@ -1,0 +1,74 @@
+// Wires the telemetry into an app: request metrics by operation and status, timed store calls, the calls
+// to deprecated operations per account, and GET /metrics on the app or on a listener of its own.
+import type { FastifyInstance } from 'fastify';
+import type { MetricsConfig } from '../config.js';
+import { deprecationPolicies } from '../contract/deprecation.js';
+import { type Contract, operationsOf } from '../contract/document.js';
+import type { Store } from '../store/store.js';
+import { DeprecatedCallLog } from './deprecatedCalls.js';
+import { createMetrics, NO_OPERATION, observeStore } from './metrics.js';
+import { buildMetricsServer, METRICS_PATH, metricsHandler } from './metricsEndpoint.js';
+import { timedStore } from './timedStore.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set on the route made for each operation of the contract. */
+    operationId?: string;
+  }
+  interface FastifyInstance {
+    /** The listener of its own that serves /metrics when METRICS_PORT is set; not yet listening. */
+    metricsServer: FastifyInstance | null;
+  }
+}
+
+export interface TelemetryOptions {
+  contract: Contract;
+  store: Store;
+  now: () => Date;
+  metrics: MetricsConfig;
+  deprecatedCallsFlushMs: number;
+}
+
+/** Returns the store the app must use from here on: the same one, with every call timed. */
+export function instrument(app: FastifyInstance, options: TelemetryOptions): Store {
+  const { contract, now } = options;
+  const metrics = createMetrics();
+  const store = timedStore(options.store, metrics.storeCallDuration);
+  observeStore(metrics, store);
+
+  const deprecated = new Set(deprecationPolicies(operationsOf(contract.document)).keys());
+  // A series that exists at 0 tells "nobody calls it" apart from "not measured".
+  for (const operation of deprecated) metrics.deprecatedCalls.inc({ operation }, 0);
+  const deprecatedCalls = new DeprecatedCallLog(store);
+  deprecatedCalls.start(options.deprecatedCallsFlushMs, (error) =>
+    app.log.error({ err: error }, 'could not write the deprecated calls; kept for the next flush'),
+  );
+
+  app.addHook('onResponse', (request, reply, done) => {
+    const operation = request.routeOptions.config.operationId ?? NO_OPERATION;
+    const labels = { operation, status: String(reply.statusCode) };
+    metrics.requests.inc(labels);
+    metrics.requestDuration.observe(labels, reply.elapsedTime / 1000);
+    if (deprecated.has(operation)) {
+      metrics.deprecatedCalls.inc({ operation });
+      // Only a valid key names an account; a call without one is in the counter alone.
+      if (request.principal) deprecatedCalls.record(operation, request.principal.accountId, now());
+    }
+    done();
+  });
+
+  const metricsServer =
+    options.metrics.port === undefined ? null : buildMetricsServer(metrics, options.metrics.token);
+  if (metricsServer === null) app.get(METRICS_PATH, metricsHandler(metrics, options.metrics.token));
+  app.decorate('metricsServer', metricsServer);
+
+  app.addHook('onClose', async () => {
+    try {
+      deprecatedCalls.close();
+    } catch (error) {
+      app.log.error({ err: error }, 'could not write the last deprecated calls');
+    }
+    await metricsServer?.close();
+  });
+  return store;
+}

@@ -1,0 +1,109 @@
+// The Prometheus instruments of one app, in a registry of its own, and the text a scrape answers.
+// Every label has a bounded set of values: operationIds (or "none"), HTTP statuses, Store method names,
+// order states. Never an id, a key or a path.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './promClient.js';
+import { ORDER_STATUSES, type Store } from '../store/store.js';
+
+/** Requests that matched no operation of the contract: probes, the contract's own files, unknown paths. */
+export const NO_OPERATION = 'none';
+
+export interface Metrics {
+  registry: Registry;
+  requests: Counter<'operation' | 'status'>;
+  requestDuration: Histogram<'operation' | 'status'>;
+  storeCallDuration: Histogram<'method'>;
+  deprecatedCalls: Counter<'operation'>;
+  /** The exposition text: this app's metrics, then the process's. */
+  scrape(): Promise<string>;
+  contentType: string;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const requests = new Counter({
+    name: 'store_orders_http_requests_total',
+    help: 'HTTP requests answered, by operationId ("none" outside the contract) and status.',
+    labelNames: ['operation', 'status'] as const,
+    registers,
+  });
+  const requestDuration = new Histogram({
+    name: 'store_orders_http_request_duration_seconds',
+    help: 'Time from receiving a request to the end of its answer, by operationId and status.',
+    labelNames: ['operation', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  const storeCallDuration = new Histogram({
+    name: 'store_orders_store_call_duration_seconds',
+    help: 'Time spent in each Store method; for writes, until their commit.',
+    labelNames: ['method'] as const,
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+    registers,
+  });
+  const deprecatedCalls = new Counter({
+    name: 'store_orders_deprecated_calls_total',
+    help: 'Requests to deprecated operations, with or without a valid key, by operationId.',
+    labelNames: ['operation'] as const,
+    registers,
+  });
+  return {
+    registry,
+    requests,
+    requestDuration,
+    storeCallDuration,
+    deprecatedCalls,
+    contentType: registry.contentType,
+    scrape: async () => `${await registry.metrics()}\n${await processRegistry().metrics()}`,
+  };
+}
+
+/**
+ * Gauges read from the store at scrape time: orders by state and the message queue's depth. Separate from
+ * createMetrics because the store they read is the timed one, which needs the instruments first.
+ */
+export function observeStore({ registry }: Metrics, store: Store): void {
+  new Gauge({
+    name: 'store_orders_orders',
+    help: 'Orders in the store by state, read at scrape time.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      // A database that cannot answer leaves the series out of this scrape rather than failing it, so
+      // the request and process metrics still arrive; /readyz says why.
+      try {
+        const counts = store.countOrdersByStatus();
+        for (const state of ORDER_STATUSES) this.set({ state }, counts[state]);
+      } catch {
+        this.reset();
+      }
+    },
+  });
+  new Gauge({
+    name: 'store_orders_message_queue_depth',
+    help: 'Messages with status queued, read at scrape time.',
+    registers: [registry],
+    collect() {
+      try {
+        this.set(store.countQueuedMessages());
+      } catch {
+        this.reset();
+      }
+    },
+  });
+}
+
+let processMetrics: Registry | undefined;
+
+/**
+ * Node's default process metrics, in one registry per process (not prom-client's global one). Their
+ * collectors (a GC observer, an event-loop delay monitor) are process-wide and never released, so one
+ * set per app would pile up in a test run that builds hundreds of apps.
+ */
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics(processMetrics);
+  }
+  return processMetrics;
+}

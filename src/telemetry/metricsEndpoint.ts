@@ -1,0 +1,64 @@
+// GET /metrics: the Prometheus text, behind a bearer token when METRICS_TOKEN is set; served on the API's
+// listener, or alone on a listener of its own (METRICS_PORT). Refusals are the Error body, as everywhere.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { apiError } from '../contract/errorBody.js';
+import { bearerToken } from '../http/auth.js';
+import { errorResultFor } from '../http/errors.js';
+import { singleHeader } from '../http/rawHeaders.js';
+import { send, toWire } from '../http/reply.js';
+import { requestIdFor } from '../http/requestId.js';
+import type { Metrics } from './metrics.js';
+
+export const METRICS_PATH = '/metrics';
+
+type MetricsHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
+export function metricsHandler(metrics: Metrics, token: string | undefined): MetricsHandler {
+  const tokenDigest = token === undefined ? undefined : sha256(token);
+  return async (request, reply) => {
+    if (tokenDigest && !presents(tokenDigest, singleHeader(request.raw.rawHeaders, 'authorization'))) {
+      return send(
+        reply,
+        toWire(
+          apiError(401, 'unauthorized', 'The metrics token is required', {
+            'WWW-Authenticate': 'Bearer realm="store-orders-metrics"',
+          }),
+        ),
+      );
+    }
+    const text = await metrics.scrape();
+    return reply.type(metrics.contentType).send(text);
+  };
+}
+
+/** A listener that serves /metrics and nothing else. */
+export function buildMetricsServer(metrics: Metrics, token: string | undefined): FastifyInstance {
+  const server = Fastify({
+    logger: false,
+    exposeHeadRoutes: false,
+    genReqId: (request) => requestIdFor(request.headers['x-request-id']),
+  });
+  server.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
+  });
+  server.setErrorHandler((error, _request, reply) => send(reply, toWire(errorResultFor(error).result)));
+  server.setNotFoundHandler((_request, reply) =>
+    send(reply, toWire(apiError(404, 'not_found', 'No such path'))),
+  );
+  server.get(METRICS_PATH, metricsHandler(metrics, token));
+  return server;
+}
+
+/**
+ * Digests of equal length, compared in constant time: neither the token's length nor its first differing
+ * byte shows in the timing.
+ */
+function presents(tokenDigest: Buffer, authorization: string | undefined): boolean {
+  const offered = bearerToken(authorization);
+  return offered !== undefined && timingSafeEqual(sha256(offered), tokenDigest);
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}

@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import semver from 'semver';
+import { describe, expect, it } from 'vitest';
+
+const root = new URL('../../', import.meta.url);
+const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { engines: { node: string } };
+const lock = JSON.parse(readFileSync(new URL('package-lock.json', root), 'utf8')) as {
+  packages: Record<string, { version?: string; engines?: unknown; dev?: boolean }>;
+};
+const claimed = pkg.engines.node;
+
+/** The Node.js lines .ci/run tests, from its `NODE_MAJORS=(…)` line. */
+function testedMajors(): number[] {
+  const ci = readFileSync(new URL('.ci/run', root), 'utf8');
+  const line = /^NODE_MAJORS=\(([0-9 ]+)\)$/m.exec(ci);
+  if (!line?.[1]) throw new Error('.ci/run has no NODE_MAJORS=(…) line');
+  return line[1].trim().split(/ +/).map(Number);
+}
+
+/** The majors engines admits any version of, looking well past the newest tested one. */
+function claimedMajors(): number[] {
+  const newest = Math.max(...testedMajors());
+  return Array.from({ length: newest + 20 }, (_, major) => major).filter((major) =>
+    semver.intersects(claimed, `>=${major}.0.0 <${major + 1}.0.0-0`),
+  );
+}
+
+describe('package.json engines', () => {
+  it('is a valid range that the Node running these tests satisfies', () => {
+    expect(semver.validRange(claimed)).not.toBeNull();
+    expect(
+      semver.satisfies(process.versions.node, claimed),
+      `Node ${process.versions.node} vs "${claimed}"`,
+    ).toBe(true);
+  });
+
+  it('claims exactly the Node.js lines .ci/run tests: no untested line, no tested line left out', () => {
+    expect(claimedMajors()).toEqual([...testedMajors()].sort((a, b) => a - b));
+  });
+
+  it('claims nothing that a locked dependency refuses in its own engines', () => {
+    const refusing: string[] = [];
+    for (const [path, { version, engines, dev }] of Object.entries(lock.packages)) {
+      const range = (engines as { node?: unknown } | undefined)?.node;
+      if (path === '' || typeof range !== 'string') continue;
+      // Scalar is a development dependency whose one browser bundle the build copies into dist/: Node
+      // never runs it, so the Node it declares (22+) only makes npm warn on Node 20 while installing.
+      if (dev && /node_modules\/@scalar\//.test(path)) continue;
+      if (!semver.validRange(range) || !semver.subset(claimed, range)) {
+        refusing.push(`${path.replace(/^.*node_modules\//, '')}@${version} needs node ${range}`);
+      }
+    }
+    expect(refusing).toEqual([]);
+  });
+});

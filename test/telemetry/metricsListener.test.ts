@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { apiClient, rawRequest } from '../support/http.js';
+import { scrape, valueOf } from '../support/metrics.js';
+import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+
+const TOKEN = 'metrics-token-for-tests-0123456789';
+
+let folder: string;
+let env: { DATABASE_URL: string };
+const servers: ServerProcess[] = [];
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), 'store-orders-metrics-'));
+  env = { DATABASE_URL: join(folder, 'store.db') };
+});
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    if (server.child.exitCode === null) server.child.kill('SIGKILL');
+    await server.finished;
+  }
+  rmSync(folder, { recursive: true, force: true });
+});
+
+async function start(extra: NodeJS.ProcessEnv): Promise<ServerProcess & { metricsUrl: string }> {
+  const server = await spawnServer({ ...env, ...extra });
+  servers.push(server);
+  // The metrics listener starts right after the API's and says where it is.
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const match = /metrics listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output.stdout);
+    if (match?.[1]) return { ...server, metricsUrl: `${match[1]}/metrics` };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no metrics listener:\n${server.output.stdout}${server.output.stderr}`);
+}
+
+describe('the server process with METRICS_PORT and METRICS_TOKEN', () => {
+  it('serves /metrics only on the metrics port, behind the token, counting the API port requests', async () => {
+    const key = (await runCli(['keys', 'create', '--account', 'acme'], env)).stdout.trim().split('\n').at(-1);
+    const server = await start({ METRICS_PORT: '0', METRICS_TOKEN: TOKEN });
+    expect(new URL(server.metricsUrl).port).not.toBe(new URL(server.baseUrl).port);
+
+    const onApiPort = await rawRequest(`${server.baseUrl}/metrics`, {
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
+    expect(onApiPort.status).toBe(404);
+    expect((await apiClient(server.baseUrl, key).GET('/store/orders')).response.status).toBe(200);
+
+    expect((await rawRequest(server.metricsUrl)).status).toBe(401);
+    const families = await scrape(server.metricsUrl, TOKEN);
+    expect(
+      valueOf(families, 'store_orders_http_requests_total', { operation: 'listOrders', status: '200' }),
+    ).toBe(1);
+    expect(valueOf(families, 'store_orders_http_requests_total', { operation: 'none', status: '404' })).toBe(
+      1,
+    );
+    expect(families.has('process_cpu_user_seconds_total')).toBe(true);
+    // The metrics listener serves nothing else, and its own scrapes are not API requests.
+    expect((await rawRequest(`${server.metricsUrl.replace('/metrics', '')}/v1/store/orders`)).status).toBe(
+      404,
+    );
+    const again = await scrape(server.metricsUrl, TOKEN);
+    expect(valueOf(again, 'store_orders_http_requests_total', { operation: 'none', status: '200' })).toBe(0);
+
+    server.child.kill('SIGTERM');
+    expect((await server.finished).code).toBe(0);
+  });
+
+  it('serves /metrics on the API port, open, when neither is set', async () => {
+    const server = await spawnServer(env);
+    servers.push(server);
+    expect((await scrape(`${server.baseUrl}/metrics`)).has('store_orders_http_requests_total')).toBe(true);
+    expect(server.output.stdout).not.toContain('metrics listening');
+  });
+
+  it('refuses to start, exit 1, when the metrics port is taken', async () => {
+    const first = await start({ METRICS_PORT: '0' });
+    const taken = new URL(first.metricsUrl).port;
+    // The API's listener is up first; the process then stops for want of the metrics one.
+    const second = await spawnServer({ ...env, METRICS_PORT: taken });
+    const finished = await second.finished;
+    expect(finished.code).toBe(1);
+    expect(finished.stderr).toContain(`cannot listen for metrics on 127.0.0.1:${taken}`);
+  });
+
+  it('refuses a bad METRICS_PORT or METRICS_TOKEN at start without printing the token', async () => {
+    await expect(spawnServer({ ...env, METRICS_PORT: 'metrics' })).rejects.toThrow(/METRICS_PORT must be/);
+    const refusal = spawnServer({ ...env, METRICS_TOKEN: 'short secret' });
+    await expect(refusal).rejects.toThrow(/exited with 1[^]*METRICS_TOKEN must be/);
+    await expect(refusal).rejects.not.toThrow('short secret');
+  });
+});
