@@ -1,6 +1,6 @@
 // A list longer than the server keeps in memory is streamed from a snapshot. These servers stream any
 // list over 5 orders, so the streamed form can be checked against the in-memory one.
-import { request as httpRequest } from 'node:http';
+import { type IncomingMessage, request as httpRequest } from 'node:http';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiClient } from '../support/http.js';
@@ -20,6 +20,22 @@ async function serverWith(
   const server = await startServer({ streamOrdersAbove, ...options });
   servers.push(server);
   return { server, key: createKey(server.store).key };
+}
+
+/** A client that asks for the list, reads the headers, then nothing more. */
+function stalledListReader(server: TestServer, key: string): Promise<IncomingMessage> {
+  const url = new URL(`${server.baseUrl}/v1/store/orders`);
+  return new Promise((resolve, reject) => {
+    httpRequest(
+      { host: url.hostname, port: url.port, path: url.pathname, headers: { Authorization: `Bearer ${key}` } },
+      (response) => {
+        response.pause();
+        resolve(response);
+      },
+    )
+      .on('error', reject)
+      .end();
+  });
 }
 
 /** 2,500 orders (three chunks of the stream), with absent fields, and every fifth cancelled. */
@@ -78,21 +94,7 @@ describe('listOrders over the streaming threshold', () => {
     const { server, key } = await serverWith(5);
     server.store.importOrders(Array.from({ length: 100_000 }, (_, i) => ({ petId: i + 1, quantity: 1 })));
     // A client that reads the headers, then nothing more: the list waits on it, the server does not.
-    const stalled = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-      const url = new URL(`${server.baseUrl}/v1/store/orders`);
-      httpRequest(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: url.pathname,
-          headers: { Authorization: `Bearer ${key}` },
-        },
-        resolve,
-      )
-        .on('error', reject)
-        .end();
-    });
-    stalled.pause();
+    const stalled = await stalledListReader(server, key);
     expect(stalled.statusCode).toBe(200);
 
     const { response } = await apiClient(server.baseUrl, key).POST('/messages', {
@@ -105,21 +107,7 @@ describe('listOrders over the streaming threshold', () => {
   it('closes the connection of a client that stopped reading, which frees its snapshot of the database', async () => {
     const { server, key } = await serverWith(5, { http: { ...DEFAULT_HTTP_LIMITS, idleTimeoutMs: 1_000 } });
     server.store.importOrders(Array.from({ length: 200_000 }, (_, i) => ({ petId: i + 1, quantity: 1 })));
-    const url = new URL(`${server.baseUrl}/v1/store/orders`);
-    const stalled = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-      httpRequest(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: url.pathname,
-          headers: { Authorization: `Bearer ${key}` },
-        },
-        resolve,
-      )
-        .on('error', reject)
-        .end();
-    });
-    stalled.pause();
+    await stalledListReader(server, key);
     // While the stream holds its read snapshot, a checkpoint cannot empty the write-ahead log.
     await apiClient(server.baseUrl, key).POST('/messages', { body: { message: 'after the list began' } });
     const checkpoint = () => {
