@@ -1,6 +1,6 @@
 // Builds the Fastify server: the contract's operations under /v1, the contract itself, its API reference
 // at /docs, health probes, and the single place where every error becomes the Error body.
-import type { Writable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import {
   DEFAULT_HTTP_LIMITS,
@@ -20,6 +20,7 @@ import { RequestQuotas } from './http/quotas.js';
 import { send, toWire } from './http/reply.js';
 import { singleHeader } from './http/rawHeaders.js';
 import { requestIdFor } from './http/requestId.js';
+import { cutOffWhenStalled } from './http/stalledReaders.js';
 import { handlers as defaultHandlers } from './operations/index.js';
 import type { Store } from './store/store.js';
 import { instrument } from './telemetry/instrument.js';
@@ -108,8 +109,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     closing = true;
     done();
   });
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (closing) reply.header('Connection', 'close');
+    if (payload instanceof Readable) {
+      cutOffWhenStalled(reply.raw, payload, http.idleTimeoutMs, () =>
+        request.log.warn('the client stopped reading a streamed answer: its connection is reset'),
+      );
+    }
     done(null, payload);
   });
   app.removeAllContentTypeParsers();

@@ -18,6 +18,8 @@ export interface Config {
   rateLimits: RateLimits;
   /** How long a write waits for another process's write lock before it answers 503. */
   writeWaitMs: number;
+  /** How many long (streamed) order lists may be sent at once; more answer 503. */
+  maxStreamedLists: number;
   /** How long a graceful stop may take before the process exits anyway. */
   stopTimeoutMs: number;
   metrics: MetricsConfig;
@@ -98,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ),
     },
     writeWaitMs: parseCount('SQLITE_WRITE_WAIT_MS', env.SQLITE_WRITE_WAIT_MS, 5_000),
+    maxStreamedLists: parsePositive('MAX_STREAMED_LISTS', env.MAX_STREAMED_LISTS, 8),
     stopTimeoutMs: parsePositive('STOP_TIMEOUT_MS', env.STOP_TIMEOUT_MS, 10_000),
     metrics: loadMetricsConfig(env),
     deprecatedCallsFlushMs: parseFlushSeconds(env.DEPRECATED_CALLS_FLUSH_SECONDS) * 1000,

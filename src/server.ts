@@ -20,6 +20,7 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
       synchronous: config.synchronous,
       busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS,
       writeWaitMs: config.writeWaitMs,
+      maxStreamedLists: config.maxStreamedLists,
       create: false,
     });
   } catch (error) {

@@ -6,8 +6,11 @@ export interface StreamedArray {
   readonly streamed: true;
   /** Changes whenever the array may have changed; it is the ETag, so it is known before any chunk. */
   readonly version: string;
-  /** The JSON text, from a consistent snapshot, read as fast as the client takes it. */
-  open(): Readable;
+  /**
+   * The JSON text, from a consistent snapshot, read as fast as the client takes it; `undefined` while as
+   * many arrays are being read as the store allows at once.
+   */
+  open(): Readable | undefined;
 }
 
 export function isStreamedArray(value: unknown): value is StreamedArray {

@@ -1,5 +1,6 @@
 // The last step of every answer: a result value becomes status, headers and a serialized JSON payload.
 import type { FastifyReply } from 'fastify';
+import { apiError } from '../contract/errorBody.js';
 import { isStreamedArray, type StreamedArray } from '../contract/streamedArray.js';
 
 /** What a handler or an error mapping returns, before serialization. */
@@ -17,6 +18,13 @@ export interface WireResponse {
   /** A body produced in chunks instead of `payload`. */
   stream?: StreamedArray;
 }
+
+const TOO_MANY_STREAMS = apiError(
+  503,
+  'service_unavailable',
+  'The server is sending as many long lists as it allows at once; retry shortly',
+  { 'Retry-After': '1' },
+);
 
 /** Bodies the store hands out unchanged (the frozen order list) are serialized and encoded once. */
 const serialized = new WeakMap<object, Buffer>();
@@ -38,9 +46,14 @@ export function toWire({ status, body, headers }: ResultValue): WireResponse {
   return wire;
 }
 
-export function send(reply: FastifyReply, { status, headers, payload, stream }: WireResponse): FastifyReply {
+export function send(reply: FastifyReply, wire: WireResponse): FastifyReply {
+  const { status, headers, payload, stream } = wire;
+  if (stream) {
+    const body = stream.open();
+    if (!body) return send(reply, toWire(TOO_MANY_STREAMS));
+    return reply.code(status).headers(headers).type('application/json; charset=utf-8').send(body);
+  }
   reply.code(status).headers(headers);
-  if (stream) return reply.type('application/json; charset=utf-8').send(stream.open());
   if (payload === undefined) return reply.send();
   return reply.type('application/json; charset=utf-8').send(payload);
 }

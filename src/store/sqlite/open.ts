@@ -12,6 +12,11 @@ export const BUSY_TIMEOUT_MS = 5000;
  * instead (see groupCommit.ts), so reads go on meanwhile.
  */
 export const SERVER_BUSY_TIMEOUT_MS = 20;
+/**
+ * A reader that holds a snapshot (a streamed list) keeps the write-ahead log from being reset, so it grows
+ * meanwhile; SQLite keeps the file at its largest unless told to cut it back when it is next reset.
+ */
+export const JOURNAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 const SYNCHRONOUS_LEVELS: Record<SynchronousMode, number> = { NORMAL: 1, FULL: 2, EXTRA: 3 };
 
 export class DatabaseOpenError extends Error {
@@ -49,6 +54,7 @@ export function openDatabase(
       throw new DatabaseOpenError(`${path}: synchronous reads back ${level}, expected ${synchronous}`);
     }
     db.pragma('foreign_keys = ON');
+    db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
     migrate(db, path);
     return db;
   } catch (error) {

@@ -1,6 +1,11 @@
-// The order list as JSON text built by SQLite, read on a connection of its own: better-sqlite3
-// allows no other statement on a connection while an iterator is open, and the snapshot stays consistent
-// for the whole stream. Rows are read only as fast as the client takes them (backpressure).
+// The order list as JSON text built by SQLite, read on connections of its own: better-sqlite3 allows no
+// other statement on a connection while an iterator is open, and a snapshot stays consistent for the
+// whole stream. Rows are read only as fast as the client takes them (backpressure).
+//
+// The connections are kept open and reused, at most `capacity` of them. SQLite cannot really close a
+// connection while another one of the same process holds a lock on the file (POSIX locks belong to the
+// process, so its unix VFS keeps the file handle until every lock is gone, which in WAL mode is never
+// while the server runs): a connection per list would leak a file handle and its memory with every list.
 import { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
 
@@ -15,13 +20,77 @@ const ORDERS_AS_JSON = `
     || '}'
   FROM orders WHERE status <> 'cancelled' ORDER BY id`;
 
-/** About 180 KiB of JSON, a few milliseconds of work, per chunk. */
 const ROWS_PER_CHUNK = 2_000;
 
-export function streamOrders(path: string): Readable {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  const rows = db.prepare<[], string>(ORDERS_AS_JSON).pluck().iterate();
+/** A sequential scan gains nothing from a page cache of its own; the operating system's serves it. */
+const READER_CACHE_KIB = 256;
+
+interface Reader {
+  db: Database.Database;
+  orders: Database.Statement<[], string>;
+}
+
+/** At most `capacity` order lists streamed at once, each from its own snapshot. */
+export class OrderListReaders {
+  readonly #idle: Reader[] = [];
+  #open = 0;
+  #closed = false;
+
+  constructor(
+    private readonly path: string,
+    readonly capacity: number,
+  ) {}
+
+  /** The whole list as JSON text, or `undefined` while `capacity` lists are already being read. */
+  stream(): Readable | undefined {
+    const reader = this.#take();
+    if (!reader) return undefined;
+    return chunkedArray(reader.orders.iterate(), () => this.#giveBack(reader));
+  }
+
+  /** How many lists are being read now. */
+  get inUse(): number {
+    return this.#open - this.#idle.length;
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const { db } of this.#idle.splice(0)) db.close();
+  }
+
+  #take(): Reader | undefined {
+    const idle = this.#idle.pop();
+    if (idle) return idle;
+    if (this.#open >= this.capacity) return undefined;
+    const db = new Database(this.path, { readonly: true, fileMustExist: true });
+    db.pragma(`cache_size = -${READER_CACHE_KIB}`);
+    this.#open++;
+    return { db, orders: db.prepare<[], string>(ORDERS_AS_JSON).pluck() };
+  }
+
+  #giveBack(reader: Reader): void {
+    // A stream that ends after the store closed has no pool to go back to.
+    if (this.#closed) {
+      reader.db.close();
+      return;
+    }
+    this.#idle.push(reader);
+  }
+}
+
+/**
+ * `rows` as the chunks of one JSON array. `release` runs once, when the array has been read to its end or
+ * the stream is destroyed (the client went away), after the rows' iterator has let go of its snapshot.
+ */
+function chunkedArray(rows: IterableIterator<string>, release: () => void): Readable {
   let first = true;
+  let released = false;
+  const finish = () => {
+    if (released) return;
+    released = true;
+    rows.return?.();
+    release();
+  };
   const stream: Readable = new Readable({
     read() {
       // Each chunk in a turn of its own: a fast client would otherwise drain the whole list in one turn,
@@ -36,8 +105,7 @@ export function streamOrders(path: string): Readable {
       });
     },
     destroy(error, done) {
-      rows.return?.();
-      db.close();
+      finish();
       done(error);
     },
   });
@@ -49,6 +117,7 @@ export function streamOrders(path: string): Readable {
       const next = rows.next();
       if (next.done) {
         const separator = first ? '[' : chunk.length > 0 ? ',' : '';
+        finish();
         stream.push(`${separator}${chunk.join(',')}]`);
         stream.push(null);
         return;

@@ -25,7 +25,7 @@ import type {
 } from '../store.js';
 import { IDEMPOTENCY_KEY_TTL_MS } from '../store.js';
 import { GroupCommit } from './groupCommit.js';
-import { streamOrders } from './orderStream.js';
+import { OrderListReaders } from './orderStream.js';
 import { isWritable, type OpenOptions, openDatabase } from './open.js';
 
 interface OrderRow {
@@ -75,12 +75,15 @@ export interface SqliteStoreOptions extends OpenOptions {
   writeWaitMs?: number;
   /** Lists longer than this are streamed rather than held in memory. */
   streamOrdersAbove?: number;
+  /** How many streamed lists may be read at once; see orderStream.ts. */
+  maxStreamedLists?: number;
 }
 
 export function openSqliteStore(path: string, options: SqliteStoreOptions): SqliteStore {
   return new SqliteStore(openDatabase(path, options), {
     now: options.now ?? (() => new Date()),
     streamOrdersAbove: options.streamOrdersAbove ?? 10_000,
+    maxStreamedLists: options.maxStreamedLists ?? 8,
     writeWaitMs: options.writeWaitMs ?? 5_000,
   });
 }
@@ -96,6 +99,7 @@ export class SqliteStore implements AdminStore {
   #stamp: string | undefined;
   #orders: { stamp: string; orders: readonly Order[] | StreamedArray } | undefined;
   readonly #streamOrdersAbove: number;
+  readonly #listReaders: OrderListReaders;
   /** Tells this process's list versions from those of an earlier run, whose counters started alike. */
   readonly #bootId = randomUUID().replaceAll('-', '').slice(0, 16);
   /** `accountId key` of the idempotent writes not yet committed. */
@@ -112,11 +116,13 @@ export class SqliteStore implements AdminStore {
     {
       now,
       streamOrdersAbove,
+      maxStreamedLists,
       writeWaitMs,
-    }: { now: () => Date; streamOrdersAbove: number; writeWaitMs: number },
+    }: { now: () => Date; streamOrdersAbove: number; maxStreamedLists: number; writeWaitMs: number },
   ) {
     this.#db = db;
     this.#streamOrdersAbove = streamOrdersAbove;
+    this.#listReaders = new OrderListReaders(db.name, maxStreamedLists);
     this.#groupCommit = new GroupCommit(db, () => this.#changed(), writeWaitMs);
     this.#now = () => now().toISOString();
     this.#statements = {
@@ -217,10 +223,10 @@ export class SqliteStore implements AdminStore {
     const stamp = this.#changeStamp();
     if (this.#orders?.stamp !== stamp) {
       const count = this.#statements.countOrdersUpTo.get(this.#streamOrdersAbove + 1) as number;
-      const path = this.#db.name;
+      const readers = this.#listReaders;
       const orders: readonly Order[] | StreamedArray =
         count > this.#streamOrdersAbove
-          ? { streamed: true, version: `${this.#bootId}-${stamp}`, open: () => streamOrders(path) }
+          ? { streamed: true, version: `${this.#bootId}-${stamp}`, open: () => readers.stream() }
           : Object.freeze(this.#statements.listOrders.all().map(toOrder));
       this.#orders = { stamp, orders };
     }
@@ -329,6 +335,7 @@ export class SqliteStore implements AdminStore {
   }
 
   close(): void {
+    this.#listReaders.close();
     this.#db.close();
   }
 

@@ -1,0 +1,34 @@
+// A client that stops reading a streamed body must not keep it, and the snapshot behind it, for long.
+// Node's own socket timeout is no guard here: it lets a write that moved at all since the last check
+// start a new period, so a stalled response lives up to twice as long as the timeout says.
+import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+
+/**
+ * Resets the connection of `response` when `body` makes no progress for `idleMs`: progress is a chunk
+ * handed to the connection, or the connection taking in what it had buffered. The reset (not a FIN
+ * queued behind megabytes nobody reads) frees the socket's buffers at once.
+ */
+export function cutOffWhenStalled(
+  response: ServerResponse,
+  body: Readable,
+  idleMs: number,
+  onCutOff: () => void,
+): void {
+  const timer = setTimeout(() => {
+    onCutOff();
+    response.socket?.resetAndDestroy();
+  }, idleMs);
+  // A graceful stop is bounded by its own deadline; this timer must not hold the process.
+  timer.unref();
+  const progress = () => timer.refresh();
+  body.on('data', progress);
+  response.on('drain', progress);
+  const done = () => {
+    clearTimeout(timer);
+    body.off('data', progress);
+    response.off('drain', progress);
+  };
+  response.once('finish', done);
+  response.once('close', done);
+}

@@ -1,0 +1,253 @@
+// Clients that ask for a long order list and then never read it, against a server with default settings:
+// the list is far larger than the socket buffers, so the server really is left holding it. Each stalled
+// stream pins a snapshot of the database, a SQLite connection and its buffers; the server must bound how
+// many there are, cut each off after HTTP_IDLE_TIMEOUT_MS, and give everything back when clients leave.
+import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_HTTP_LIMITS } from '../../src/config.js';
+import { JOURNAL_SIZE_LIMIT_BYTES } from '../../src/store/sqlite/open.js';
+import { prepareDatabase, writeReport } from '../support/faults.js';
+import { request as httpRequest } from 'node:http';
+import { assertHonoursContract } from '../support/contract.js';
+import { type ServerProcess, spawnServer } from '../support/processes.js';
+
+/** About 13 MB of JSON: several times what the kernel buffers on both ends of a loopback socket. */
+const ORDERS = 300_000;
+const STREAM_LIMIT = 8; // MAX_STREAMED_LISTS's default
+const IDLE_MS = DEFAULT_HTTP_LIMITS.idleTimeoutMs;
+
+const folder = mkdtempSync(join(tmpdir(), 'store-orders-stalled-'));
+const dbPath = join(folder, 'store.db');
+let server: ServerProcess;
+let key: string;
+let pid: number;
+
+beforeAll(async () => {
+  ({ key } = await prepareDatabase(dbPath, ORDERS));
+  // Default settings, but for the quotas (off, as in the report): the writes below would exceed a key's.
+  server = await spawnServer({ DATABASE_URL: dbPath, LOG_LEVEL: 'warn' }, { init: false });
+  pid = server.child.pid as number;
+}, 60_000);
+
+afterAll(async () => {
+  server?.child.kill('SIGKILL');
+  await server?.finished;
+  rmSync(folder, { recursive: true, force: true });
+});
+
+const until = async (condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+
+/** The server process's open file handles: its connections, and its handles on the database's files. */
+function handles(): { sockets: number; databaseFiles: number; all: number } {
+  const targets = readdirSync(`/proc/${pid}/fd`).map((fd) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      return '';
+    }
+  });
+  return {
+    sockets: targets.filter((target) => target.startsWith('socket:')).length,
+    databaseFiles: targets.filter((target) => target.startsWith(dbPath)).length,
+    all: targets.length,
+  };
+}
+
+function rssMiB(): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+}
+
+/**
+ * Whether some reader holds a snapshot older than the newest commit: after a new commit (a message), a
+ * passive checkpoint, which waits for nobody, can then not copy the whole write-ahead log back.
+ */
+async function snapshotPinned(): Promise<boolean> {
+  await sendMessages(1, 10);
+  const other = new Database(dbPath);
+  try {
+    const [result] = other.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
+    return (result as { log: number; checkpointed: number }).checkpointed < (result as { log: number }).log;
+  } finally {
+    other.close();
+  }
+}
+
+/**
+ * One request on a connection of its own, closed after the answer (no keep-alive), so that the server's
+ * count of connections says exactly how many clients are there; the answer is checked against the contract.
+ */
+function oneShot(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      `${server.baseUrl}${path}`,
+      {
+        method,
+        agent: false,
+        headers: {
+          Authorization: `Bearer ${key}`,
+          ...(payload !== undefined && { 'Content-Type': 'application/json' }),
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          const status = response.statusCode as number;
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+          }
+          // /healthz and /metrics are outside the contract.
+          if (path.startsWith('/v1/')) assertHonoursContract({ method, path, status, headers, bodyText: text });
+          resolve({ status, text });
+        });
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(payload);
+  });
+}
+
+/** A client that asks for the list and never reads a byte of the answer. */
+function neverReadingListClient(): Promise<Socket> {
+  const { port } = new URL(server.baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write(`GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+      resolve(socket);
+    });
+    socket.pause();
+    socket.on('error', () => {
+      // The server resets it; this client is not listening anyway.
+    });
+    socket.once('error', reject);
+  });
+}
+
+async function sendMessages(count: number, size: number): Promise<void> {
+  let next = 0;
+  const workers = Math.min(count, 16);
+  const worker = async () => {
+    while (next < count) {
+      next++;
+      const answer = await oneShot('POST', '/v1/messages', { message: 'm'.repeat(size) });
+      expect(answer.status).toBe(202);
+    }
+  };
+  await Promise.all(Array.from({ length: workers }, worker));
+}
+
+async function readWholeList(): Promise<number> {
+  const { status, text } = await oneShot('GET', '/v1/store/orders');
+  expect(status).toBe(200);
+  return text.length;
+}
+
+/** How many listOrders requests the server has answered with `status`, from its own /metrics. */
+async function listsAnswered(status: number): Promise<number> {
+  const { text } = await oneShot('GET', '/metrics');
+  const line = new RegExp(`^store_orders_http_requests_total\\{operation="listOrders",status="${status}"\\} (\\d+)$`, 'm');
+  return Number(line.exec(text)?.[1] ?? 0);
+}
+
+describe('clients that stop reading a long list, with default settings', () => {
+  it(
+    `200 of them: ${STREAM_LIMIT} are streamed, the rest get 503 with Retry-After, probes keep answering, and everything comes back when they leave`,
+    async () => {
+      // The list's readers are opened once and kept: the starting level is with all of them open.
+      const sizes = await Promise.all(Array.from({ length: STREAM_LIMIT }, readWholeList));
+      expect(Math.min(...sizes)).toBeGreaterThan(10 * 2 ** 20);
+      const before = { handles: handles(), rssMiB: rssMiB() };
+      const refusedBefore = await listsAnswered(503);
+
+      const clients = await Promise.all(Array.from({ length: 200 }, neverReadingListClient));
+      await until(
+        async () => (await listsAnswered(503)) - refusedBefore === 200 - STREAM_LIMIT,
+        10_000,
+        `${200 - STREAM_LIMIT} lists are refused`,
+      );
+      expect(await snapshotPinned()).toBe(true);
+
+      // For 15 s, as the clients in the report did, a probe every 200 ms.
+      const probeMs: number[] = [];
+      let peakRssMiB = rssMiB();
+      const abuseEnds = Date.now() + 15_000;
+      while (Date.now() < abuseEnds) {
+        const started = performance.now();
+        expect((await oneShot('GET', '/healthz')).status).toBe(200);
+        probeMs.push(performance.now() - started);
+        peakRssMiB = Math.max(peakRssMiB, rssMiB());
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      // The streamed ones still hold their snapshots, and nothing more than before.
+      expect(await snapshotPinned()).toBe(true);
+      const during = handles();
+      for (const client of clients) client.destroy();
+
+      // Everything a stalled stream held is given back as soon as its client is gone.
+      await until(() => handles().sockets <= before.handles.sockets, 5_000, 'the connections are closed');
+      await until(async () => !(await snapshotPinned()), 5_000, 'no snapshot is held');
+      const after = { handles: handles(), rssMiB: rssMiB() };
+      probeMs.sort((a, b) => a - b);
+      const report = {
+        before,
+        during: { handles: during, peakRssMiB },
+        after,
+        probes: probeMs.length,
+        probeP50Ms: probeMs[Math.floor(probeMs.length / 2)],
+        probeMaxMs: probeMs.at(-1),
+      };
+      writeReport('stalled-readers', report);
+      expect(during.sockets).toBeGreaterThanOrEqual(before.handles.sockets + STREAM_LIMIT);
+      expect(during.databaseFiles).toBe(before.handles.databaseFiles);
+      expect(after.handles).toEqual(before.handles);
+      // Without backpressure, each of the streams would hold its whole list (13 MB) in memory.
+      expect(peakRssMiB, JSON.stringify(report)).toBeLessThan(before.rssMiB + 48);
+      expect(after.rssMiB, JSON.stringify(report)).toBeLessThan(before.rssMiB + 32);
+    },
+    90_000,
+  );
+
+  it(
+    `one that never reads is cut off after HTTP_IDLE_TIMEOUT_MS (${IDLE_MS / 1000} s), which frees its snapshot and lets the write-ahead log shrink back`,
+    async () => {
+      const warnings = () => server.output.stdout.split('\n').filter((line) => line.includes('stopped reading'));
+      const warnedBefore = warnings().length;
+      const stalledAt = Date.now();
+      const client = await neverReadingListClient();
+      await until(snapshotPinned, 5_000, 'the list holds its snapshot');
+
+      // Writes go on meanwhile; the log cannot be reset behind the held snapshot, so it grows.
+      await sendMessages(3_000, 8_000);
+      const walPath = `${dbPath}-wal`;
+      expect(statSync(walPath).size).toBeGreaterThan(JOURNAL_SIZE_LIMIT_BYTES);
+      expect(await snapshotPinned()).toBe(true);
+
+      await until(async () => !(await snapshotPinned()), IDLE_MS + 10_000, 'the snapshot is freed');
+      const freedAfterMs = Date.now() - stalledAt;
+      expect(freedAfterMs).toBeGreaterThanOrEqual(IDLE_MS - 1_000);
+      expect(freedAfterMs).toBeLessThan(IDLE_MS + 4_000);
+      expect(warnings().length).toBe(warnedBefore + 1);
+
+      // The next write after a complete checkpoint starts the log over, and cuts the file back.
+      await sendMessages(1, 10);
+      expect(statSync(walPath).size).toBeLessThanOrEqual(JOURNAL_SIZE_LIMIT_BYTES);
+      writeReport('stalled-reader-cut-off', { freedAfterMs, idleTimeoutMs: IDLE_MS });
+      client.destroy();
+    },
+    90_000,
+  );
+});

@@ -1,0 +1,120 @@
+// The streamed order list on its own: bounded readers, reused rather than reopened, given back however a
+// stream ends, and never reading ahead of its consumer.
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OrderListReaders } from '../../src/store/sqlite/orderStream.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
+
+let folder: string;
+let dbPath: string;
+let store: SqliteStore;
+let readers: OrderListReaders;
+
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), 'store-orders-stream-'));
+  dbPath = join(folder, 'store.db');
+  store = openSqliteStore(dbPath, { synchronous: 'FULL' });
+  store.importOrders(Array.from({ length: 20_000 }, (_, i) => ({ petId: i + 1, quantity: 1 })));
+  readers = new OrderListReaders(dbPath, 2);
+});
+
+afterEach(() => {
+  readers.close();
+  store.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+const turns = (count: number) =>
+  Array.from({ length: count }).reduce<Promise<void>>(
+    (previous) => previous.then(() => new Promise((resolve) => setImmediate(resolve))),
+    Promise.resolve(),
+  );
+
+async function readAll(stream: Readable): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += String(chunk);
+  return text;
+}
+
+/** This process's open handles on the database's files. */
+const databaseHandles = () =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(dbPath);
+    } catch {
+      return false;
+    }
+  }).length;
+
+describe('OrderListReaders', () => {
+  it('streams the whole list as one JSON array, in id order', async () => {
+    const orders = JSON.parse(await readAll(readers.stream() as Readable)) as { id: number }[];
+    expect(orders).toHaveLength(20_000);
+    expect(orders.map(({ id }) => id)).toEqual(Array.from({ length: 20_000 }, (_, i) => i + 1));
+  });
+
+  it('reads no further ahead than one chunk while nobody consumes the stream', async () => {
+    const stream = readers.stream() as Readable;
+    stream.pause();
+    stream.read(0);
+    await turns(50);
+    // One chunk of 2,000 orders is about 70 KB here; the whole list is ten times that.
+    expect(stream.readableLength).toBeGreaterThan(0);
+    expect(stream.readableLength).toBeLessThan(150_000);
+    stream.destroy();
+  });
+
+  it('refuses a stream beyond its capacity, and takes one again once a stream is given back', async () => {
+    const first = readers.stream() as Readable;
+    const second = readers.stream() as Readable;
+    expect(readers.stream()).toBeUndefined();
+    expect(readers.inUse).toBe(2);
+
+    await readAll(first);
+    expect(readers.inUse).toBe(1);
+    second.destroy();
+    expect(readers.inUse).toBe(0);
+    const third = readers.stream();
+    expect(third).toBeDefined();
+    third?.destroy();
+  });
+
+  it('reuses its connections: many streams, ended or abandoned, hold no more file handles than its capacity', async () => {
+    await readAll(readers.stream() as Readable);
+    await readAll(readers.stream() as Readable);
+    const atCapacity = databaseHandles();
+    for (let i = 0; i < 20; i++) {
+      const stream = readers.stream() as Readable;
+      if (i % 2 === 0) await readAll(stream);
+      else stream.destroy();
+    }
+    expect(databaseHandles()).toBe(atCapacity);
+    expect(readers.inUse).toBe(0);
+  });
+
+  it('does not hold a snapshot once a stream is abandoned', async () => {
+    const stream = readers.stream() as Readable;
+    stream.read(0);
+    await turns(5);
+    // A commit after the stream's snapshot began: a checkpoint can copy it back only once nobody reads older.
+    store.addPet('Rex');
+    const checkpointComplete = () => {
+      const other = new Database(dbPath);
+      try {
+        const [{ log, checkpointed }] = other.pragma('wal_checkpoint(PASSIVE)') as [
+          { log: number; checkpointed: number },
+        ];
+        return checkpointed === log;
+      } finally {
+        other.close();
+      }
+    };
+    expect(checkpointComplete()).toBe(false);
+    stream.destroy();
+    expect(checkpointComplete()).toBe(true);
+  });
+});
