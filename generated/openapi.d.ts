@@ -21,6 +21,10 @@ export interface paths {
          *
          *     The response carries an `ETag`. Sending it back in `If-None-Match` answers
          *     `304 Not Modified` with no body while the list is unchanged.
+         *
+         *     A list of more than 10,000 orders is streamed. While the server is already
+         *     sending as many of those as it allows (8 by default), another is refused
+         *     with `503 service_unavailable` and `Retry-After: 1`.
          */
         get: operations["listOrders"];
         put?: never;
@@ -161,7 +165,7 @@ export interface components {
          *     | `too_many_requests` | 429 | a rate limit was reached; see `Retry-After` |
          *     | `headers_too_large` | 431 | the request headers exceed the server's limit (16 KiB) |
          *     | `internal_error` | 500 | an unexpected error; details are in the server log under the request id |
-         *     | `service_unavailable` | 503 | the server is shutting down or its database is busy; retry |
+         *     | `service_unavailable` | 503 | the server is shutting down, its database is busy, or it is sending as many long lists as it allows; retry after `Retry-After` |
          *     | `storage_unavailable` | 503 | the database's disk is full, read-only or failing; nothing was written; retry later |
          *
          *     New codes may be added within `/v1`; treat an unknown code by its `status`.
