@@ -3,7 +3,11 @@ import { defineConfig } from 'vitest/config';
 // `VITEST_SUITE=faults` runs test/chaos alone, one file at a time: crashes, lock holders, full disks and a
 // soak under load would disturb each other's figures, and the rest of the suite.
 const faults = process.env.VITEST_SUITE === 'faults';
-const report = faults ? 'vitest-faults' : process.env.CONTRACT_PROXY === 'prism' ? 'vitest-prism' : 'vitest';
+// VITEST_REPORT names the report of a run inside a run (test/chaos/packageScripts), which must not
+// overwrite the report .ci/run reads.
+const report =
+  process.env.VITEST_REPORT ||
+  (faults ? 'vitest-faults' : process.env.CONTRACT_PROXY === 'prism' ? 'vitest-prism' : 'vitest');
 
 export default defineConfig({
   test: {

@@ -1,0 +1,120 @@
+// Every script in package.json runs in CI: most as a step of `npm test` itself, the rest here as short
+// smoke runs, so none can rot unseen (`npm run bench` once did). This file is in the sequential suite
+// because `start` and `bench` rebuild dist/, which tests running beside them would read half-written.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+};
+const folder = mkdtempSync(join(tmpdir(), 'store-orders-scripts-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+/** Where each script that `npm test` does not run is run instead. */
+const RUN_ELSEWHERE: Record<string, string> = {
+  test: 'CI itself (.ci/run)',
+  prepack: 'test/package/pack.test.ts (npm pack)',
+  prestart: 'this file (npm start)',
+  start: 'this file',
+  generate: 'this file',
+  fuzz: 'this file',
+  chaos: 'this file',
+  bench: 'this file',
+};
+
+/** The scripts `npm test` runs, read from its own text and theirs. */
+function stepsOf(script: string): string[] {
+  const steps = [...(scripts[script] ?? '').matchAll(/npm run ([\w:-]+)/g)].map((match) => match[1] as string);
+  return steps.flatMap((step) => [step, ...stepsOf(step)]);
+}
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+/** `npm run <script>` with `env`, as its own process group so that a stop reaches the server it starts. */
+function npmRun(script: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; run: Promise<Run> } {
+  const child = spawn('npm', ['run', script, '--', ...args], {
+    cwd: root,
+    // The inner vitest runs must not take this run's suite or report.
+    env: { ...process.env, VITEST_SUITE: '', CONTRACT_PROXY: '', NO_COLOR: '1', FORCE_COLOR: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  const run = new Promise<Run>((resolve) => child.on('close', (code) => resolve({ code, output })));
+  return { child, run };
+}
+
+const smoke = (script: string, args: string[], env: NodeJS.ProcessEnv = {}) => npmRun(script, args, env).run;
+
+describe('package.json scripts', () => {
+  it('each runs in CI: as a step of npm test, or in a named place', () => {
+    const unaccounted = Object.keys(scripts).filter(
+      (name) => !stepsOf('test').includes(name) && !(name in RUN_ELSEWHERE),
+    );
+    expect(unaccounted).toEqual([]);
+    const gone = Object.keys(RUN_ELSEWHERE).filter((name) => !(name in scripts));
+    expect(gone).toEqual([]);
+  });
+
+  it('npm start builds, creates the database and serves the API on SQLite', async () => {
+    const dbPath = join(folder, 'start', 'store.db');
+    const { child, run } = npmRun('start', [], { DATABASE_URL: dbPath, PORT: '0', LOG_LEVEL: 'info' });
+    let output = '';
+    child.stdout?.on('data', (chunk) => {
+      output += String(chunk);
+    });
+    const deadline = Date.now() + 60_000;
+    let baseUrl: string | undefined;
+    while (!baseUrl && Date.now() < deadline) {
+      baseUrl = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    try {
+      expect(baseUrl, output).toBeDefined();
+      expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
+      expect((await fetch(`${baseUrl}/v1/store/orders`)).status).toBe(401);
+    } finally {
+      process.kill(-(child.pid as number), 'SIGTERM');
+    }
+    await run;
+  }, 90_000);
+
+  it('npm run generate writes what is committed', async () => {
+    const committed = readFileSync(join(root, 'generated/openapi.d.ts'), 'utf8');
+    const { code, output } = await smoke('generate', []);
+    expect(code, output).toBe(0);
+    expect(readFileSync(join(root, 'generated/openapi.d.ts'), 'utf8')).toBe(committed);
+  }, 60_000);
+
+  it('npm run fuzz runs the generated and stateful requests (a few runs here)', async () => {
+    const { code, output } = await smoke('fuzz', [], {
+      FUZZ_RUNS: '20',
+      STATEFUL_RUNS: '5',
+      VITEST_REPORT: 'smoke-fuzz',
+    });
+    expect(code, output).toBe(0);
+    expect(output).toMatch(/Tests\s+\d+ passed/);
+  }, 180_000);
+
+  it('npm run chaos runs the fault suite (one short test here)', async () => {
+    const { code, output } = await smoke('chaos', ['test/chaos/storage.test.ts', '-t', 'missing'], {
+      VITEST_REPORT: 'smoke-chaos',
+    });
+    expect(code, output).toBe(0);
+    expect(output).toMatch(/Tests\s+1 passed/);
+  }, 120_000);
+});
