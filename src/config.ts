@@ -154,17 +154,25 @@ function parsePort(raw: string | undefined): number {
   return Number(raw);
 }
 
-/** A whole number, 0 allowed (0 turns the setting off where the README says so). */
+/** Nine digits at most: far above any sensible setting, and every value stays a valid timer delay. */
+const MAX_WHOLE = 999_999_999;
+
+/** A whole number from 0 (0 turns the setting off where the README says so). */
 function parseCount(name: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^[0-9]{1,9}$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
-  return Number(raw);
+  return parseWhole(name, raw, fallback, 0);
 }
 
 function parsePositive(name: string, raw: string | undefined, fallback: number): number {
-  const value = parseCount(name, raw, fallback);
-  if (value === 0) throw new ConfigError(`${name} must be at least 1, got "${raw}"`);
-  return value;
+  return parseWhole(name, raw, fallback, 1);
+}
+
+/** The message names the allowed range, so a refused value says what would have been accepted. */
+function parseWhole(name: string, raw: string | undefined, fallback: number, min: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > MAX_WHOLE) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${MAX_WHOLE}, got "${raw}"`);
+  }
+  return Number(raw);
 }
 
 function parseHost(raw: string | undefined): string {

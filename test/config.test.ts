@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseDatabaseUrl } from '../src/config.js';
@@ -103,6 +104,59 @@ describe('loadConfig', () => {
   ])('refuses %o with a message naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(variable);
+  });
+});
+
+// Every numeric variable with a value just outside its range, and the range its message must name.
+const NUMERIC_RANGES: [variable: string, refused: string, range: string][] = [
+  ['PORT', '65536', 'from 0 to 65535'],
+  ['METRICS_PORT', '65536', 'from 0 to 65535'],
+  ['SQLITE_WRITE_WAIT_MS', '1000000000', 'from 0 to 999999999'],
+  ['RATE_LIMIT_REQUESTS', '1000000000', 'from 0 to 999999999'],
+  ['RATE_LIMIT_AUTH_FAILURES', '1000000000', 'from 0 to 999999999'],
+  ['RATE_LIMIT_WINDOW_SECONDS', '0', 'from 1 to 999999999'],
+  ['HTTP_HEADERS_TIMEOUT_MS', '0', 'from 1 to 999999999'],
+  ['HTTP_REQUEST_TIMEOUT_MS', '1000000000', 'from 1 to 999999999'],
+  ['HTTP_KEEP_ALIVE_TIMEOUT_MS', '0', 'from 1 to 999999999'],
+  ['HTTP_IDLE_TIMEOUT_MS', '1000000000', 'from 1 to 999999999'],
+  ['HTTP_MAX_CONNECTIONS', '0', 'from 1 to 999999999'],
+  ['STOP_TIMEOUT_MS', '1000000000', 'from 1 to 999999999'],
+  ['DEPRECATED_CALLS_FLUSH_SECONDS', '3601', 'from 1 to 3600'],
+];
+
+describe('the numeric settings', () => {
+  it.each(NUMERIC_RANGES)('refuses %s=%s with a message naming the range (%s)', (variable, refused, range) => {
+    expect(() => loadConfig({ [variable]: refused })).toThrow(
+      new ConfigError(`${variable} must be a whole number ${range}, got "${refused}"`),
+    );
+  });
+
+  it('names the range for a value that is no number at all', () => {
+    expect(() => loadConfig({ RATE_LIMIT_REQUESTS: 'lots' })).toThrow(
+      'RATE_LIMIT_REQUESTS must be a whole number from 0 to 999999999, got "lots"',
+    );
+  });
+
+  it('accepts the top of each range', () => {
+    const config = loadConfig({
+      PORT: '65535',
+      RATE_LIMIT_REQUESTS: '999999999',
+      HTTP_REQUEST_TIMEOUT_MS: '999999999',
+      HTTP_IDLE_TIMEOUT_MS: '999999999',
+      DEPRECATED_CALLS_FLUSH_SECONDS: '3600',
+    });
+    expect(config.port).toBe(65535);
+    expect(config.rateLimits.requestsPerKey).toBe(999_999_999);
+    expect(config.http.requestTimeoutMs).toBe(999_999_999);
+    expect(config.http.idleTimeoutMs).toBe(999_999_999);
+    expect(config.deprecatedCallsFlushMs).toBe(3_600_000);
+  });
+
+  it('covers every variable the README documents with a numeric default', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const numeric = [...readme.matchAll(/^\| `([A-Z_]+)` \| `[0-9]+` \|/gm)].map((match) => match[1]);
+    expect(numeric.length).toBeGreaterThan(5);
+    expect(NUMERIC_RANGES.map(([variable]) => variable)).toEqual(expect.arrayContaining(numeric));
   });
 });
 

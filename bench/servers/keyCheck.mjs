@@ -1,6 +1,9 @@
-// The baselines check the key exactly as the project does: parse, refuse malformed keys, look up the
-// SHA-256 digest with a prepared statement, compare in constant time.
-import { authenticate } from '../../dist/http/auth.js';
+// How the baselines check the key. `keyChecker` does what the project does on a cache miss (parse, refuse
+// malformed keys, look the SHA-256 digest up with a prepared statement, compare in constant time);
+// `digestChecker` is the cheapest honest check, for the ceilings.
+import { timingSafeEqual } from 'node:crypto';
+import { authenticate, bearerToken } from '../../dist/http/auth.js';
+import { keyDigest } from '../../dist/keys.js';
 
 export function keyChecker(db) {
   const activeKey = db.prepare(
@@ -15,6 +18,20 @@ export function keyChecker(db) {
   return (authorization) => authenticate(authorization, store);
 }
 
+/**
+ * The active keys' digests are read once at start; each request's token is hashed with SHA-256 and
+ * compared with them in memory, in constant time. True for a valid key.
+ */
+export function digestChecker(db) {
+  const digests = db.prepare('SELECT digest FROM api_keys WHERE revoked_at IS NULL').pluck().all();
+  return (authorization) => {
+    const token = bearerToken(authorization);
+    if (token === undefined) return false;
+    const digest = keyDigest(token);
+    return digests.some((known) => known.length === digest.length && timingSafeEqual(known, digest));
+  };
+}
+
 export function openBaselineDatabase(Database, path, synchronous) {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
@@ -22,4 +39,24 @@ export function openBaselineDatabase(Database, path, synchronous) {
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   return db;
+}
+
+/** The order list as the project answers it, serialized once: the ceilings send these bytes as they are. */
+export function serializedOrderList(db) {
+  const rows = db
+    .prepare(
+      `SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE status <> 'cancelled' ORDER BY id`,
+    )
+    .all();
+  return Buffer.from(
+    JSON.stringify(
+      rows.map((r) => ({
+        id: r.id,
+        petId: r.pet_id,
+        quantity: r.quantity,
+        shipDate: r.ship_date,
+        complete: r.complete === 1,
+      })),
+    ),
+  );
 }

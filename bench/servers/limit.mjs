@@ -1,27 +1,12 @@
-// The ceiling: raw node:http answering listOrders with a body serialized once at start, after the same
-// key check as the project.
+// The ceiling: raw node:http answering listOrders with a body serialized once at start, after the
+// cheapest honest key check (the token's SHA-256 digest against the known digest, in memory).
 import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
-import { keyChecker, openBaselineDatabase } from './keyCheck.mjs';
+import { digestChecker, openBaselineDatabase, serializedOrderList } from './keyCheck.mjs';
 
 const db = openBaselineDatabase(Database, process.env.DATABASE_URL, 'FULL');
-const checkKey = keyChecker(db);
-const rows = db
-  .prepare(
-    `SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE status <> 'cancelled' ORDER BY id`,
-  )
-  .all();
-const body = Buffer.from(
-  JSON.stringify(
-    rows.map((r) => ({
-      id: r.id,
-      petId: r.pet_id,
-      quantity: r.quantity,
-      shipDate: r.ship_date,
-      complete: r.complete === 1,
-    })),
-  ),
-);
+const checkKey = digestChecker(db);
+const body = serializedOrderList(db);
 createServer((request, response) => {
   if (!checkKey(request.headers.authorization)) {
     response.writeHead(401).end();

@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const FAULT_PRELOAD = pathToFileURL(`${root}test/support/benchContenderFault.mjs`).href;
+// A bench that hangs is stopped (SIGTERM) after this, far beyond what a working run takes.
+const HANG_LIMIT_MS = 150_000;
+
+interface BenchRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `node bench/run.mjs` on the built files (the suite's global setup builds them), as `npm run bench` runs it. */
+function runBench(env: NodeJS.ProcessEnv): Promise<BenchRun> {
+  const child = spawn(process.execPath, ['bench/run.mjs'], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: HANG_LIMIT_MS,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+}
+
+describe('npm run bench', () => {
+  it(
+    'runs every scenario in its smoke mode and prints a row for each',
+    async () => {
+      const run = await runBench({ BENCH_SMOKE: '1' });
+      expect(run.code, run.stderr).toBe(0);
+      for (const row of [
+        /^\| listOrders, 100 orders \| \d+ req\/s \| naive \d+, Fastify route \d+, limit \d+ \| [\d.]+× Fastify route /m,
+        /^\| cancelOrder \| \d+ req\/s \| bare Fastify \(FULL\) \d+ \| [\d.]+× /m,
+        /^\| sendMessage \(project FULL\) \| \d+ req\/s \| bare Fastify \(NORMAL\) \d+ \| [\d.]+× /m,
+        /^\| cold start to first 200 \| \d+ ms \| bare Fastify \d+ ms \| [\d.]+× /m,
+        /^\| listOrders, 20,000 orders \(\d+ MB\) \| \d+ ms over HTTP \| sqlite3 -json \d+ ms; peak RSS /m,
+      ]) {
+        expect(run.stdout).toMatch(row);
+      }
+    },
+    HANG_LIMIT_MS + 10_000,
+  );
+
+  it(
+    'exits 1 with the name and stderr of a contender that dies at start, instead of waiting for it',
+    async () => {
+      // The project refuses this setting at start, as it once refused the bench's own quota setting.
+      const run = await runBench({ BENCH_ONLY: 'list', BENCH_SMOKE: '1', RATE_LIMIT_WINDOW_SECONDS: '0' });
+      expect(run.signal).toBeNull();
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('contender "project"');
+      expect(run.stderr).toContain('RATE_LIMIT_WINDOW_SECONDS must be a whole number from 1 to 999999999');
+      expect(run.stderr).toContain('before answering /v1/store/orders');
+    },
+    HANG_LIMIT_MS + 10_000,
+  );
+
+  it(
+    'exits 1 with the name and stderr of a contender that dies during a load run',
+    async () => {
+      const run = await runBench({
+        BENCH_ONLY: 'list',
+        BENCH_SMOKE: '1',
+        BENCH_FAULT: 'exit-mid-run',
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import "${FAULT_PRELOAD}"`,
+      });
+      expect(run.signal).toBeNull();
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('contender "project"');
+      expect(run.stderr).toContain('planted fault: the project exits in the middle of a load run');
+      expect(run.stderr).toContain('(it exited with status 7 during the run)');
+    },
+    HANG_LIMIT_MS + 10_000,
+  );
+
+  it(
+    'exits 1 naming a contender that never answers its probe within BENCH_START_TIMEOUT_MS',
+    async () => {
+      const run = await runBench({
+        BENCH_ONLY: 'list',
+        BENCH_SMOKE: '1',
+        BENCH_START_TIMEOUT_MS: '3000',
+        BENCH_FAULT: 'never-answer',
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import "${FAULT_PRELOAD}"`,
+      });
+      expect(run.signal).toBeNull();
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('contender "project"');
+      expect(run.stderr).toContain('/v1/store/orders did not answer 200 within 3000 ms');
+    },
+    HANG_LIMIT_MS + 10_000,
+  );
+});
