@@ -1,6 +1,7 @@
 // Graceful stop: on SIGTERM the server takes no new connections, finishes every request in flight with its
 // normal answer, and exits 0. A second signal, or the stop deadline, ends it at once.
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +61,27 @@ async function untilReceived(count: number): Promise<void> {
   while (received() < count) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
+/** Resolves once `text` is in the server's output. */
+async function untilLogged(text: string): Promise<void> {
+  while (!server.output.stdout.includes(text)) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/** Resolves once a new TCP connection is refused; one that still gets through is closed unused. */
+async function untilRefused(): Promise<void> {
+  const { port } = new URL(server.baseUrl);
+  for (;;) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+    });
+    if (refused) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const storedMessages = () => {
   const db = new Database(dbPath, { readonly: true });
   try {
@@ -81,7 +103,13 @@ describe('SIGTERM', () => {
     const signalledAt = Date.now();
     server.child.kill('SIGTERM');
 
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    let settled = false;
+    void outcomes.then(() => {
+      settled = true;
+    });
+    await untilRefused();
+    // Refused while the 200 are still waiting for the lock: the listener closed first.
+    expect(settled).toBe(false);
     expect(await sendOnNewConnection('too late')).toEqual({ error: 'ECONNREFUSED' });
 
     await holder.released;
@@ -99,7 +127,8 @@ describe('SIGTERM', () => {
     await untilReceived(20);
     const signalledAt = Date.now();
     server.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The second signal must come after the first was handled, not coalesce with it.
+    await untilLogged('"stopping: no new connections');
     server.child.kill('SIGTERM');
     const finished = await server.finished;
     expect(Date.now() - signalledAt).toBeLessThan(3_000);

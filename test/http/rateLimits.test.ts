@@ -1,11 +1,24 @@
 // The two quotas: requests per key, and failed authentications per client address. Both answer 429 with
 // the Error body, Retry-After and the RateLimit fields, and neither resets for a respelled Authorization.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { generateKey } from '../../src/keys.js';
+import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
+import {
+  answersUnderWriteLock,
+  CheckedClient,
+  controllableHandlers,
+  everyAnswerCases,
+  type HandlerControl,
+  uncoveredAnswers,
+} from '../support/everyAnswer.js';
 import { rawRequest } from '../support/http.js';
 import { createKey, startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
-afterEach(() => server.close());
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await server.close();
+});
 
 const list = (authorization?: string) =>
   rawRequest(`${server.baseUrl}/v1/store/orders`, {
@@ -93,6 +106,29 @@ describe('the per-key quota', () => {
     expect(server.store.listMessages()).toEqual([]);
   });
 
+  it('tells where the quota stands on every answer to a valid key, whatever its status', async () => {
+    const control: HandlerControl = { failure: undefined, entered: undefined };
+    server = await startServer({
+      handlers: controllableHandlers(control),
+      writeWaitMs: 1_000,
+      rateLimits: { requestsPerKey: 100_000, authFailuresPerAddress: 0, windowSeconds: 60 },
+    });
+    const { key } = createKey(server.store);
+    const client = new CheckedClient(server);
+    await answersUnderWriteLock(client, key, control);
+    for (const answerCase of everyAnswerCases(server, key, control)) await answerCase.run(client);
+    client.close();
+    const withKey = client.answers.filter(({ keyKnown }) => keyKnown);
+    for (const { label, headers } of withKey) {
+      expect(headers.get('ratelimit'), label).toMatch(/^"per-key";r=[0-9]+;t=[0-9]+$/);
+      expect(headers.get('ratelimit-policy'), label).toBe('"per-key";q=100000;w=60');
+    }
+    // Every status an operation documents, but those answered before the key is known (401, 410, the
+    // address's 429) and the key's own 429, which the test above covers.
+    const beforeTheKey = ({ status }: { status: number }) => [401, 410, 429].includes(status);
+    expect(uncoveredAnswers(withKey, beforeTheKey)).toEqual([]);
+  });
+
   it('sends no RateLimit fields when it is turned off', async () => {
     server = await startServer();
     const { key } = createKey(server.store);
@@ -118,6 +154,27 @@ describe('the failed-authentication quota of an address', () => {
       expect(refused.headers.get('ratelimit-policy')).toBe('"auth-failures";q=3;w=60');
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     }
+  });
+
+  it('refuses an address over its quota before its key is looked up, so the answer cannot tell a real key', async () => {
+    const lookups = vi.spyOn(SqliteStore.prototype, 'findActiveKey');
+    server = await startServer({
+      rateLimits: { requestsPerKey: 0, authFailuresPerAddress: 1, windowSeconds: 60 },
+    });
+    const { key } = createKey(server.store);
+    // Well formed, so it is looked up (a malformed key is refused before any lookup), but never issued.
+    expect((await list(`Bearer ${generateKey()}`)).status).toBe(401);
+    expect(lookups).toHaveBeenCalledTimes(1);
+    lookups.mockClear();
+    const refused = [
+      await list(`Bearer ${key}`),
+      await rawRequest(`${server.baseUrl}/v1/store/orders/1`, {
+        method: 'DELETE',
+        headers: { Authorization: `Bearer ${key}` },
+      }),
+    ];
+    expect(refused.map(({ status }) => status)).toEqual([429, 429]);
+    expect(lookups).not.toHaveBeenCalled();
   });
 
   it('does not count successful authentications', async () => {

@@ -24,6 +24,15 @@ function open(): Promise<Socket> {
   });
 }
 
+/** Resolves once the server counts `count` open connections; polls, as Node offers no event for it. */
+async function untilConnections(count: number): Promise<void> {
+  const open = () =>
+    new Promise<number>((resolve, reject) =>
+      server.app.server.getConnections((error, n) => (error ? reject(error) : resolve(n))),
+    );
+  while ((await open()) !== count) await new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Everything the server writes until it closes the connection, and how long that took. */
 function untilClosed(socket: Socket): Promise<{ text: string; afterMs: number }> {
   const started = Date.now();
@@ -83,7 +92,8 @@ describe('slow and idle clients', () => {
     const { text } = await untilClosed(extra);
     expect(text).toBe('');
     for (const socket of held) socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The server must see them close before it counts them out.
+    await untilConnections(0);
     expect((await rawRequest(`${server.baseUrl}/healthz`)).status).toBe(200);
   });
 

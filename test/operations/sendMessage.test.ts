@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { assertHonoursContract } from '../support/contract.js';
+import { CheckedClient, controllableHandlers, type HandlerControl } from '../support/everyAnswer.js';
 import { send } from '../support/fuzz/rawHttp.js';
 import { apiClient, rawRequest } from '../support/http.js';
-import { useServer } from '../support/server.js';
+import { createKey, startServer, useServer } from '../support/server.js';
 
 const t = useServer();
 
@@ -31,6 +32,62 @@ describe('sendMessage', () => {
     const stored = reader.prepare('SELECT id, body, status FROM messages').all();
     reader.close();
     expect(stored).toEqual([{ id: data?.id, body: 'hello', status: 'queued' }]);
+  });
+
+  it('sends no 202 while the write cannot commit, and each 202 finds its message already in the file', async () => {
+    const control: HandlerControl = { failure: undefined, entered: undefined };
+    const server = await startServer({ handlers: controllableHandlers(control), writeWaitMs: 30_000 });
+    const { key } = createKey(server.store);
+    const client = new CheckedClient(server);
+    const reader = new Database(server.dbPath, { readonly: true });
+    const storedIds = () => new Set(reader.prepare('SELECT id FROM messages').pluck().all() as string[]);
+    // Another connection holds the write lock, so no message can commit until it lets go.
+    const holder = new Database(server.dbPath);
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const count = 20;
+      let entered = 0;
+      const allEntered = new Promise<void>((resolve) => {
+        control.entered = () => {
+          if (++entered === count) resolve();
+        };
+      });
+      let answered = 0;
+      const sends = Array.from({ length: count }, (_, i) =>
+        client
+          .send('sendMessage', 'sendMessage', true, {
+            method: 'POST',
+            path: '/v1/messages',
+            headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ message: `held ${i}` }),
+          })
+          .then((answer) => {
+            answered++;
+            // Read the moment the answer arrives, from a connection of its own.
+            const id = (JSON.parse(answer.bodyText) as { id: string }).id;
+            return { status: answer.status, stored: storedIds().has(id) };
+          }),
+      );
+      await allEntered;
+      // Every handler has run; a read goes through while the writes wait, and any 202 sent before its
+      // commit would be on the wire ahead of this answer.
+      const listed = await client.send('listOrders', 'listOrders', true, {
+        path: '/v1/store/orders',
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      expect(listed.status).toBe(200);
+      expect(answered).toBe(0);
+      expect(storedIds().size).toBe(0);
+      holder.exec('ROLLBACK');
+      const settled = await Promise.all(sends);
+      expect(settled).toEqual(Array.from({ length: count }, () => ({ status: 202, stored: true })));
+    } finally {
+      if (holder.inTransaction) holder.exec('ROLLBACK');
+      holder.close();
+      reader.close();
+      client.close();
+      await server.close();
+    }
   });
 
   it('gives every message a unique id', async () => {

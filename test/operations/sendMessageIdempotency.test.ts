@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { send } from '../support/fuzz/rawHttp.js';
 import { apiClient, rawRequest } from '../support/http.js';
+import { controllableHandlers, type HandlerControl } from '../support/everyAnswer.js';
 import { createKey, startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -93,13 +94,18 @@ describe('sendMessage with an Idempotency-Key', () => {
   });
 
   it('answers 409 to a second request while the first with the same key waits to be written', async () => {
-    server = await startServer();
+    const control: HandlerControl = { failure: undefined, entered: undefined };
+    server = await startServer({ handlers: controllableHandlers(control) });
     const { key } = createKey(server.store);
-    // Another process holds the write lock, so the first request waits in the server.
+    // Another connection holds the write lock, so the first request waits in the server.
     const holder = new Database(server.dbPath);
     holder.exec('BEGIN IMMEDIATE');
+    const entered = new Promise((resolve) => {
+      control.entered = resolve;
+    });
     const first = post(key, 'slow', { message: 'waiting' });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Its handler has run, so its write is queued and waiting for the lock.
+    await entered;
     const second = await post(key, 'slow', { message: 'waiting' });
     holder.exec('COMMIT');
     holder.close();

@@ -3,44 +3,36 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_HTTP_LIMITS } from '../../src/config.js';
 import { generateKey } from '../../src/keys.js';
+import type { OperationId } from '../../src/contract/types.js';
 import { handlers as defaultHandlers } from '../../src/operations/index.js';
-import { contractViolations } from '../support/contract.js';
+import {
+  type Answer,
+  type AnswerCase,
+  answersUnderWriteLock,
+  CheckedClient,
+  codeOf,
+  controllableHandlers,
+  errorCodeTable,
+  everyAnswerCases,
+  type HandlerControl,
+  UNDER_WRITE_LOCK,
+  uncoveredAnswers,
+} from '../support/everyAnswer.js';
 import { seededRandom } from '../support/faults.js';
 import { rawRequest } from '../support/http.js';
-import { createKey, startServer, type TestServer } from '../support/server.js';
+import { addKey, createKey, type StartOptions, startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
 afterEach(() => server.close());
 
+const OPERATIONS = Object.keys(defaultHandlers) as OperationId[];
+
 /** Every 8-character piece of a key: none may appear where the key must not. */
 function piecesOf(key: string): string[] {
   return Array.from({ length: key.length - 7 }, (_, i) => key.slice(i, i + 8));
-}
-
-/**
- * fetch, with the answer checked against the contract. The 500 and 503 here are caused on purpose, so
- * being a 5xx is the one complaint they may have.
- */
-async function checkedFetch(
-  url: string,
-  init: RequestInit = {},
-): Promise<{ status: number; headers: Headers }> {
-  const response = await fetch(url, init);
-  const bodyText = await response.text();
-  const problems = contractViolations({
-    method: init.method ?? 'GET',
-    path: new URL(url).pathname,
-    status: response.status,
-    headers: response.headers,
-    bodyText,
-  });
-  const unexpected = problems.filter((problem) => !/^server error (500|503)/.test(problem));
-  expect(unexpected, `${init.method ?? 'GET'} ${url}`).toEqual([]);
-  return { status: response.status, headers: response.headers };
 }
 
 /** A raw exchange over a socket of its own, for what fetch will not send; resolves with what came back. */
@@ -138,104 +130,104 @@ describe('Authorization values that are not a key', () => {
 
 describe('a canary key sent down every error path', () => {
   it('appears in no log line, and every answer to it is marked no-store and names no stack', async () => {
-    server = await startServer({
-      logLevel: 'trace',
-      rateLimits: { requestsPerKey: 600, authFailuresPerAddress: 0, windowSeconds: 3600 },
+    const canary = generateKey();
+    const control: HandlerControl = { failure: undefined, entered: undefined };
+    const started = (options: StartOptions) =>
+      startServer({ logLevel: 'trace', handlers: controllableHandlers(control), ...options });
+    server = await started({
+      rateLimits: { requestsPerKey: 1_000_000, authFailuresPerAddress: 0, windowSeconds: 3600 },
       http: { ...DEFAULT_HTTP_LIMITS, headersTimeoutMs: 300, requestTimeoutMs: 600 },
-      writeWaitMs: 50,
-      handlers: {
-        ...defaultHandlers,
-        getPetById: () => {
-          throw new Error('an unexpected failure in the handler');
-        },
-      },
+      writeWaitMs: 1_000,
     });
-    const canary = createKey(server.store, 'canary').key;
-    const auth = { Authorization: `Bearer ${canary}` };
-    const json = { ...auth, 'Content-Type': 'application/json' };
-    const base = `${server.baseUrl}/v1`;
-    server.store.addOrder({ petId: 1, quantity: 1, status: 'shipped' });
-    const paths: [string, () => Promise<{ status: number; headers: Headers }>][] = [
-      ['200', () => checkedFetch(`${base}/store/orders`, { headers: auth })],
-      [
-        '202',
-        () => checkedFetch(`${base}/messages`, { method: 'POST', headers: json, body: '{"message":"hi"}' }),
-      ],
-      [
-        '400 invalid_request',
-        () => checkedFetch(`${base}/messages`, { method: 'POST', headers: json, body: '{}' }),
-      ],
-      [
-        '400 invalid_json',
-        () => checkedFetch(`${base}/messages`, { method: 'POST', headers: json, body: '{' }),
-      ],
-      [
-        '400 content type',
-        () => checkedFetch(`${base}/messages`, { method: 'POST', headers: auth, body: 'x' }),
-      ],
-      [
-        '401',
-        () => checkedFetch(`${base}/store/orders`, { headers: { Authorization: `Bearer ${canary}x` } }),
-      ],
-      ['404 path', () => checkedFetch(`${base}/nope`, { headers: auth })],
-      ['404 order', () => checkedFetch(`${base}/store/orders/999`, { method: 'DELETE', headers: auth })],
-      ['405', () => checkedFetch(`${base}/store/orders`, { method: 'PUT', headers: auth })],
-      ['409', () => checkedFetch(`${base}/store/orders/1`, { method: 'DELETE', headers: auth })],
-      [
-        '413',
-        () =>
-          checkedFetch(`${base}/messages`, { method: 'POST', headers: json, body: 'x'.repeat(1_100_000) }),
-      ],
-      ['500', () => checkedFetch(`${base}/pets/1`, { headers: auth })],
-    ];
-    const answers: { path: string; status: number; headers: Headers }[] = [];
-    // 503: another connection holds the write lock longer than the server waits.
-    const holder = new Database(server.dbPath);
-    holder.exec('BEGIN IMMEDIATE');
-    for (let i = 0; i < 10; i++) {
-      const { status, headers } = await checkedFetch(`${base}/messages`, {
-        method: 'POST',
-        headers: json,
-        body: '{"message":"x"}',
-      });
-      answers.push({ path: '503', status, headers });
+    addKey(server.store, canary);
+    const client = new CheckedClient(server);
+    const expected = new Map<Answer, { status: number; code?: string }>();
+    const run = async (cases: AnswerCase[]) => {
+      for (const { status, code, ...sent } of cases)
+        expected.set(await sent.run(client), { status, ...(code !== undefined && { code }) });
+    };
+
+    for (const answer of await answersUnderWriteLock(client, canary, control))
+      expected.set(answer, UNDER_WRITE_LOCK[answer.label] as { status: number; code: string });
+    const cases = everyAnswerCases(server, canary, control);
+    while (client.answers.length < 900) await run(cases);
+
+    // The quotas, and the sunset, on a server of their own: its per-key quota allows one request, and
+    // its failed-auth quota one failure.
+    const clock = { ms: Date.now() };
+    const quoted = await started({
+      now: () => new Date(clock.ms),
+      rateLimits: { requestsPerKey: 1, authFailuresPerAddress: 1, windowSeconds: 3600 },
+    });
+    addKey(quoted.store, canary);
+    const quotedClient = new CheckedClient(quoted);
+    try {
+      const quotaCases = everyAnswerCases(quoted, canary, control);
+      const byLabel = (label: string) => quotaCases.find((c) => c.label === label) as AnswerCase;
+      // One request with a valid key for each operation, whatever its answer would be within the quotas.
+      const withKey = OPERATIONS.map((operationId) => byLabel(`${operationId} 500`));
+      const sendAs = async (template: AnswerCase, status: number, code: string | undefined) => {
+        const answer = await template.run(quotedClient);
+        expected.set(answer, { status, ...(code !== undefined && { code }) });
+      };
+      clock.ms = Date.parse('2100-01-01T00:00:00Z');
+      await sendAs(byLabel('getPetById 200'), 410, 'gone');
+      clock.ms = Date.now();
+      await sendAs(byLabel('listOrders 200'), 200, undefined);
+      for (const template of withKey) await sendAs(template, 429, 'too_many_requests');
+      await sendAs(byLabel('listOrders 401 wrong key'), 401, 'unauthorized');
+      for (const template of withKey) await sendAs(template, 429, 'too_many_requests');
+    } finally {
+      quotedClient.close();
     }
-    holder.exec('ROLLBACK');
-    holder.close();
-    for (let i = 0; answers.length < 970; i++) {
-      const [path, send] = paths[i % paths.length] as (typeof paths)[number];
-      const { status, headers } = await send();
-      answers.push({ path, status, headers });
-    }
-    // 429: the key's quota of 600 is spent by now.
-    for (let i = 0; i < 10; i++) {
-      const { status, headers } = await checkedFetch(`${base}/store/orders`, { headers: auth });
-      answers.push({ path: '429', status, headers });
-    }
+    client.close();
+    const answers = [...client.answers, ...quotedClient.answers];
+    const quotaPolicies = quotedClient.answers
+      .filter(({ status }) => status === 429)
+      .map(({ headers }) => headers.get('ratelimit-policy')?.split(';')[0]);
+    expect(quotaPolicies).toEqual([
+      ...OPERATIONS.map(() => '"per-key"'),
+      ...OPERATIONS.map(() => '"auth-failures"'),
+    ]);
+
     // What Node answers before Fastify sees the request: malformed, too large, too slow.
+    const head = `GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${canary}\r\n`;
     const raw = [
-      `GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${canary}\r\nBad Header\r\n\r\n`,
-      `GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${canary}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
-      `GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${canary}\r\nX-Slow: `,
+      { status: 400, code: 'bad_request', text: `${head}Bad Header\r\n\r\n` },
+      { status: 431, code: 'headers_too_large', text: `${head}X-Big: ${'a'.repeat(20_000)}\r\n\r\n` },
+      { status: 408, code: 'request_timeout', text: `${head}X-Slow: ` },
     ];
-    const rawReplies = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => rawExchange(raw[i % 3] as string)),
-    );
+    const rawCount = 1_000 - answers.length;
+    expect(rawCount).toBeGreaterThanOrEqual(raw.length);
+    const rawSent = Array.from({ length: rawCount }, (_, i) => raw[i % raw.length] as (typeof raw)[number]);
+    const rawReplies = await Promise.all(rawSent.map(({ text }) => rawExchange(text)));
 
-    const statuses = new Set(answers.map((answer) => answer.status));
-    expect([...statuses].sort()).toEqual([200, 202, 400, 401, 404, 405, 409, 413, 429, 500, 503]);
-    expect(rawReplies.map((reply) => reply.slice(0, 12)).sort()).toEqual(
-      expect.arrayContaining(['HTTP/1.1 400', 'HTTP/1.1 431', 'HTTP/1.1 408']),
-    );
-    expect(answers.length + rawReplies.length).toBe(1_000);
-    for (const { path, headers } of answers) {
-      expect(headers.get('cache-control'), path).toBe('no-store');
-      expect(headers.get('x-powered-by'), path).toBeNull();
-      expect(headers.get('server'), path).toBeNull();
+    for (const answer of answers) {
+      const wanted = expected.get(answer);
+      if (wanted) {
+        expect(answer.status, answer.label).toBe(wanted.status);
+        if (wanted.code) expect(codeOf(answer), answer.label).toBe(wanted.code);
+      }
+      expect(answer.headers.get('cache-control'), answer.label).toBe('no-store');
+      expect(answer.headers.get('x-powered-by'), answer.label).toBeNull();
+      expect(answer.headers.get('server'), answer.label).toBeNull();
     }
-    for (const reply of rawReplies) expect(reply.toLowerCase()).not.toMatch(/\r\n(server|x-powered-by):/);
+    rawReplies.forEach((reply, i) => {
+      const { status, code } = rawSent[i] as (typeof raw)[number];
+      const [head = '', body = ''] = reply.split('\r\n\r\n');
+      expect(head, `raw reply ${i}`).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(head.toLowerCase(), `raw reply ${i}`).not.toMatch(/\r\n(server|x-powered-by):/);
+      expect(JSON.parse(body), `raw reply ${i}`).toMatchObject({ code, status });
+    });
 
-    const logs = server.logs.join('');
+    // Complete by construction: every status of every operation, and every code of the Error table.
+    expect(uncoveredAnswers(answers)).toEqual([]);
+    const codesSeen = new Set([...answers.map(codeOf), ...raw.map(({ code }) => code)]);
+    expect(errorCodeTable().map(({ code }) => code).filter((code) => !codesSeen.has(code))).toEqual([]);
+    expect(answers.length + rawReplies.length).toBe(1_000);
+
+    const logs = [...server.logs, ...quoted.logs].join('');
+    await quoted.close();
     expect(logs).toContain('an unexpected failure in the handler');
     for (const piece of piecesOf(canary)) expect(logs).not.toContain(piece);
   }, 60_000);

@@ -85,9 +85,13 @@ export async function startServer({
 /** A new key for a new (or existing) account, made the way the CLI makes it. */
 export function createKey(store: SqliteStore, accountName = 'acme'): { key: string; keyId: number } {
   const key = generateKey();
+  return { key, keyId: addKey(store, key, accountName) };
+}
+
+/** Stores a given key, as the CLI would store it, so that one key can work on several servers. */
+export function addKey(store: SqliteStore, key: string, accountName = 'acme'): number {
   const account = store.findAccount(accountName) ?? store.createAccount(accountName);
-  const { id } = store.createKey(account.id, keyDigest(key), displayPrefix(key));
-  return { key, keyId: id };
+  return store.createKey(account.id, keyDigest(key), displayPrefix(key)).id;
 }
 
 export interface ServerFixture {

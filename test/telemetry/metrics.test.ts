@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ORDER_STATUSES } from '../../src/store/store.js';
 import { displayPrefix, keyDigest } from '../../src/keys.js';
+import { CheckedClient } from '../support/everyAnswer.js';
 import { apiClient, rawRequest } from '../support/http.js';
 import { allSamples, scrape, valueOf } from '../support/metrics.js';
 import { ExpositionError, parsePrometheusText } from '../support/prometheusText.js';
@@ -194,6 +195,31 @@ describe('GET /metrics with METRICS_TOKEN', () => {
       const withApiKey = await rawRequest(url, { headers: { Authorization: `Bearer ${t.key}` } });
       expect(withApiKey.status).toBe(401);
     } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('GET /metrics with METRICS_TOKEN and two Authorization fields', () => {
+  const token = 'metrics-token-for-tests-0123456789';
+
+  it.each([
+    ['the token, then a wrong one', [`Bearer ${token}`, 'Bearer wrong-token-0123456789']],
+    ['a wrong one, then the token', ['Bearer wrong-token-0123456789', `Bearer ${token}`]],
+    ['the token twice', [`Bearer ${token}`, `Bearer ${token}`]],
+  ])('answers 401 to %s: a repeated field is never read as one of its values', async (_, fields) => {
+    const server = await startServer({ metrics: { token } });
+    const client = new CheckedClient(server);
+    try {
+      const answer = await client.send('metrics', undefined, false, {
+        path: '/metrics',
+        headers: { Authorization: fields },
+      });
+      expect(answer.status).toBe(401);
+      expect(JSON.parse(answer.bodyText)).toMatchObject({ code: 'unauthorized', status: 401 });
+      expect(answer.bodyText).not.toContain('store_orders');
+    } finally {
+      client.close();
       await server.close();
     }
   });
