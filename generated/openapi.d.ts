@@ -144,7 +144,7 @@ export interface components {
          *     | code | status | condition |
          *     |---|---|---|
          *     | `invalid_request` | 400 | a parameter or the body does not match this contract |
-         *     | `invalid_json` | 400 | the body is not valid JSON, or is a prototype-poisoning payload |
+         *     | `invalid_json` | 400 | the body is not I-JSON (RFC 7493): not valid JSON or UTF-8, a member name twice in one object, an unpaired surrogate escape in a string; or a prototype-poisoning payload |
          *     | `unsupported_content_type` | 400 | the body's content type is not `application/json` |
          *     | `unauthorized` | 401 | the API key is missing, malformed, unknown or revoked |
          *     | `order_not_found` | 404 | no order with this id, or it was cancelled |
@@ -236,7 +236,7 @@ export interface components {
         /**
          * @description The request does not match the contract (`invalid_request`, which includes
          *     query parameters the operation does not define), its body is
-         *     not JSON (`invalid_json`), or its content type is not `application/json`
+         *     not I-JSON, RFC 7493 (`invalid_json`), or its content type is not `application/json`
          *     (`unsupported_content_type`).
          */
         BadRequest: {
@@ -524,7 +524,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description A JSON object with one field, `message`. `Content-Type` must be `application/json`, sent once (`charset=utf-8` is the one parameter allowed). At most 1 MiB. */
+        /** @description A JSON object with one field, `message`. `Content-Type` must be `application/json`, sent once (`charset=utf-8` is the one parameter allowed). At most 1 MiB. The body must be I-JSON (RFC 7493): no member name twice in one object and no unpaired surrogate escape such as `\ud800` in a string, else `400 invalid_json`. */
         requestBody: {
             content: {
                 /**
