@@ -313,7 +313,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Identifier of the order, a positive 64-bit integer written in decimal.
+         * @description Identifier of the order, a positive 64-bit integer written in decimal digits. Leading zeros are allowed (`007` is order 7), at any length; a sign other than `-`, a fraction, an exponent, or a value outside 1 to 9223372036854775807 is `400 invalid_request`.
          * @example 42
          */
         OrderId: number;
@@ -443,7 +443,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the order, a positive 64-bit integer written in decimal.
+                 * @description Identifier of the order, a positive 64-bit integer written in decimal digits. Leading zeros are allowed (`007` is order 7), at any length; a sign other than `-`, a fraction, an exponent, or a value outside 1 to 9223372036854775807 is `400 invalid_request`.
                  * @example 42
                  */
                 orderId: components["parameters"]["OrderId"];
@@ -620,7 +620,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the pet, a positive 64-bit integer.
+                 * @description Identifier of the pet, a positive 64-bit integer written in decimal digits. Leading zeros are allowed (`007` is pet 7), at any length; a sign other than `-`, a fraction, an exponent, or a value outside 1 to 9223372036854775807 is `400 invalid_request`.
                  * @example 7
                  */
                 petId: number;
