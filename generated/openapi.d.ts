@@ -146,7 +146,7 @@ export interface components {
          *     | `invalid_request` | 400 | a parameter or the body does not match this contract |
          *     | `invalid_json` | 400 | the body is not I-JSON (RFC 7493): not valid JSON or UTF-8, a member name twice in one object, an unpaired surrogate escape in a string; or a prototype-poisoning payload |
          *     | `unsupported_content_type` | 400 | the body's content type is not `application/json` |
-         *     | `unauthorized` | 401 | the API key is missing, malformed, unknown or revoked |
+         *     | `unauthorized` | 401 | the API key is missing, malformed, unknown or revoked, or was sent in the URL (`access_token`) |
          *     | `order_not_found` | 404 | no order with this id, or it was cancelled |
          *     | `pet_not_found` | 404 | no pet with this id |
          *     | `not_found` | 404 | no such path |
@@ -255,7 +255,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The API key is missing, malformed, unknown or revoked, or `Authorization` was sent more than once. */
+        /** @description The API key is missing, malformed, unknown or revoked, or `Authorization` was sent more than once, or the request has an `access_token` query parameter (a key in the URL, refused with the message "Send the API key in the Authorization header, not in the URL"). */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -670,7 +670,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key is missing, malformed, unknown or revoked, or `Authorization` was sent more than once. */
+            /** @description The API key is missing, malformed, unknown or revoked, or `Authorization` was sent more than once, or the request has an `access_token` query parameter (a key in the URL, refused with the message "Send the API key in the Authorization header, not in the URL"). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

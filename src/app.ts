@@ -16,6 +16,7 @@ import type { Handlers } from './contract/types.js';
 import { registerDocs } from './docs/routes.js';
 import { API_ROOT, createBackend, type Exchange } from './http/backend.js';
 import { errorResultFor, writeClientError } from './http/errors.js';
+import { serializeRequest } from './http/logRedaction.js';
 import { RequestQuotas } from './http/quotas.js';
 import { send, toWire } from './http/reply.js';
 import { singleHeader } from './http/rawHeaders.js';
@@ -53,6 +54,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: {
       level: options.logLevel ?? 'info',
       ...(options.logStream ? { stream: options.logStream } : {}),
+      serializers: { req: serializeRequest },
       // Fastify's request serializer logs no headers; this keeps it so if serializers ever change.
       redact: {
         paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
