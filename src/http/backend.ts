@@ -13,7 +13,7 @@ import addFormats from 'ajv-formats';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Request as ApiRequest, type Context, OpenAPIBackend } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
-import { type DeprecationPolicy, deprecationPolicies, isPastSunset } from '../contract/deprecation.js';
+import { type DeprecationPolicy, deprecationPolicies, gone, isPastSunset } from '../contract/deprecation.js';
 import { type Contract, operationsOf } from '../contract/document.js';
 import { apiError } from '../contract/errorBody.js';
 import type { Dependencies, Handlers, OperationId } from '../contract/types.js';
@@ -309,10 +309,7 @@ function invalidRequest(errors: ErrorObject[] | null | undefined): WireResponse 
 
 function applyDeprecation(policy: DeprecationPolicy, reply: FastifyReply, now: Date): void {
   reply.headers(policy.headers);
-  if (isPastSunset(policy, now)) {
-    const sunset = policy.sunsetAt?.toISOString();
-    throw new ApiError(apiError(410, 'gone', `${policy.operationId} was removed at its sunset, ${sunset}`));
-  }
+  if (isPastSunset(policy, now)) throw new ApiError(gone(policy));
 }
 
 /**
