@@ -148,9 +148,9 @@ export interface components {
          *     | code | status | condition |
          *     |---|---|---|
          *     | `invalid_request` | 400 | a parameter or the body does not match this contract |
-         *     | `invalid_json` | 400 | the body is not valid JSON, or is a prototype-poisoning payload |
+         *     | `invalid_json` | 400 | the body is not I-JSON (RFC 7493): not valid JSON or UTF-8, a member name twice in one object, an unpaired surrogate escape in a string; or a prototype-poisoning payload |
          *     | `unsupported_content_type` | 400 | the body's content type is not `application/json` |
-         *     | `unauthorized` | 401 | the API key is missing, malformed, unknown or revoked |
+         *     | `unauthorized` | 401 | the API key is missing, malformed, unknown or revoked, or was sent in the URL (`access_token`) |
          *     | `order_not_found` | 404 | no order with this id, or it was cancelled |
          *     | `pet_not_found` | 404 | no pet with this id |
          *     | `not_found` | 404 | no such path |
@@ -240,7 +240,7 @@ export interface components {
         /**
          * @description The request does not match the contract (`invalid_request`, which includes
          *     query parameters the operation does not define), its body is
-         *     not JSON (`invalid_json`), or its content type is not `application/json`
+         *     not I-JSON, RFC 7493 (`invalid_json`), or its content type is not `application/json`
          *     (`unsupported_content_type`).
          */
         BadRequest: {
@@ -259,7 +259,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The API key is missing, malformed, unknown or revoked, or `Authorization` was sent more than once. */
+        /** @description The API key is missing, malformed, unknown or revoked, or `Authorization` was sent more than once, or the request has an `access_token` query parameter (a key in the URL, refused with the message "Send the API key in the Authorization header, not in the URL"). */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -317,7 +317,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Identifier of the order, a positive 64-bit integer written in decimal.
+         * @description Identifier of the order, a positive 64-bit integer written in decimal digits. Leading zeros are allowed (`007` is order 7), at any length; a sign other than `-`, a fraction, an exponent, or a value outside 1 to 9223372036854775807 is `400 invalid_request`.
          * @example 42
          */
         OrderId: number;
@@ -447,7 +447,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the order, a positive 64-bit integer written in decimal.
+                 * @description Identifier of the order, a positive 64-bit integer written in decimal digits. Leading zeros are allowed (`007` is order 7), at any length; a sign other than `-`, a fraction, an exponent, or a value outside 1 to 9223372036854775807 is `400 invalid_request`.
                  * @example 42
                  */
                 orderId: components["parameters"]["OrderId"];
@@ -528,7 +528,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description A JSON object with one field, `message`. `Content-Type` must be `application/json`, sent once (`charset=utf-8` is the one parameter allowed). At most 1 MiB. */
+        /** @description A JSON object with one field, `message`. `Content-Type` must be `application/json`, sent once (`charset=utf-8` is the one parameter allowed). At most 1 MiB. The body must be I-JSON (RFC 7493): no member name twice in one object and no unpaired surrogate escape such as `\ud800` in a string, else `400 invalid_json`. */
         requestBody: {
             content: {
                 /**
@@ -624,7 +624,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the pet, a positive 64-bit integer.
+                 * @description Identifier of the pet, a positive 64-bit integer written in decimal digits. Leading zeros are allowed (`007` is pet 7), at any length; a sign other than `-`, a fraction, an exponent, or a value outside 1 to 9223372036854775807 is `400 invalid_request`.
                  * @example 7
                  */
                 petId: number;
@@ -674,7 +674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key is missing, malformed, unknown or revoked, or `Authorization` was sent more than once. */
+            /** @description The API key is missing, malformed, unknown or revoked, or `Authorization` was sent more than once, or the request has an `access_token` query parameter (a key in the URL, refused with the message "Send the API key in the Authorization header, not in the URL"). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

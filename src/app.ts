@@ -10,12 +10,14 @@ import {
   type MetricsConfig,
   type RateLimits,
 } from './config.js';
-import type { Contract } from './contract/document.js';
+import { deprecatedOperationAt, deprecationPolicies, gone, isPastSunset } from './contract/deprecation.js';
+import { type Contract, operationsOf } from './contract/document.js';
 import { apiError } from './contract/errorBody.js';
 import type { Handlers } from './contract/types.js';
 import { registerDocs } from './docs/routes.js';
 import { API_ROOT, createBackend, type Exchange } from './http/backend.js';
 import { errorResultFor, writeClientError } from './http/errors.js';
+import { serializeRequest } from './http/logRedaction.js';
 import { RequestQuotas } from './http/quotas.js';
 import { send, toWire } from './http/reply.js';
 import { singleHeader } from './http/rawHeaders.js';
@@ -50,10 +52,15 @@ declare module 'fastify' {
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { contract, now = () => new Date(), http = DEFAULT_HTTP_LIMITS } = options;
+  const deprecatedOperation = deprecatedOperationAt(
+    deprecationPolicies(operationsOf(contract.document)),
+    API_ROOT,
+  );
   const app = Fastify({
     logger: {
       level: options.logLevel ?? 'info',
       ...(options.logStream ? { stream: options.logStream } : {}),
+      serializers: { req: serializeRequest },
       // Fastify's request serializer logs no headers; this keeps it so if serializers ever change.
       redact: {
         paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
@@ -78,7 +85,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler: writeClientError,
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id);
-      send(reply, toWire(errorResultFor(error).result));
+      // A malformed escape in /v1/pets/%zz is still an answer of getPetById: every answer of a deprecated
+      // operation carries its headers, and after the sunset it is 410 like any other.
+      const policy = deprecatedOperation(request.method, request.url);
+      if (policy) reply.headers(policy.headers);
+      const result = policy && isPastSunset(policy, now()) ? gone(policy) : errorResultFor(error).result;
+      send(reply, toWire(result));
     },
   });
 

@@ -2,9 +2,13 @@
 // `deprecated: true`. The instants come from `x-deprecated-at` and `x-sunset`; the link from `externalDocs`.
 import type { OpenAPIV3 } from 'openapi-types';
 import { ContractError, type ContractOperation } from './document.js';
+import { apiError, type ErrorResult } from './errorBody.js';
 
 export interface DeprecationPolicy {
   operationId: string;
+  /** The operation's method, upper case, and its path template as a pattern over raw paths. */
+  method: string;
+  pathPattern: RegExp;
   deprecatedAt: Date;
   sunsetAt?: Date;
   /** Sent on every response of the operation until (and after) its sunset. */
@@ -15,18 +19,42 @@ type DeprecatedOperation = OpenAPIV3.OperationObject & { 'x-deprecated-at'?: unk
 
 export function deprecationPolicies(operations: ContractOperation[]): Map<string, DeprecationPolicy> {
   const policies = new Map<string, DeprecationPolicy>();
-  for (const { operationId, definition } of operations) {
-    if (definition.deprecated !== true) continue;
-    policies.set(operationId, policyFor(operationId, definition));
+  for (const operation of operations) {
+    if (operation.definition.deprecated !== true) continue;
+    policies.set(operation.operationId, policyFor(operation));
   }
   return policies;
+}
+
+/**
+ * The deprecated operation a request is for, read from its method and raw URL (`root` and the template's
+ * path): for the answers given before routing, such as a malformed percent-escape, which are still
+ * answers of that operation.
+ */
+export function deprecatedOperationAt(
+  policies: Map<string, DeprecationPolicy>,
+  root: string,
+): (method: string, url: string) => DeprecationPolicy | undefined {
+  return (method, url) => {
+    const path = url.split('?', 1)[0] as string;
+    if (!path.startsWith(`${root}/`)) return undefined;
+    const relative = path.slice(root.length);
+    return [...policies.values()].find((policy) => policy.method === method && policy.pathPattern.test(relative));
+  };
+}
+
+/** The answer of a deprecated operation strictly after its sunset. */
+export function gone(policy: DeprecationPolicy): ErrorResult<410> {
+  const sunset = policy.sunsetAt?.toISOString();
+  return apiError(410, 'gone', `${policy.operationId} was removed at its sunset, ${sunset}`);
 }
 
 export function isPastSunset(policy: DeprecationPolicy, now: Date): boolean {
   return policy.sunsetAt !== undefined && now.getTime() > policy.sunsetAt.getTime();
 }
 
-function policyFor(operationId: string, definition: DeprecatedOperation): DeprecationPolicy {
+function policyFor({ operationId, method, path, definition: operation }: ContractOperation): DeprecationPolicy {
+  const definition = operation as DeprecatedOperation;
   const deprecatedAt = instant(operationId, 'x-deprecated-at', definition['x-deprecated-at']);
   if (!deprecatedAt) throw new ContractError(`${operationId} is deprecated but has no x-deprecated-at`);
   const sunsetAt = instant(operationId, 'x-sunset', definition['x-sunset']);
@@ -40,7 +68,9 @@ function policyFor(operationId: string, definition: DeprecatedOperation): Deprec
     if (sunsetAt) links.push(`<${docs}>; rel="sunset"; type="text/html"`);
     headers.Link = links.join(', ');
   }
-  const policy: DeprecationPolicy = { operationId, deprecatedAt, headers };
+  const template = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+  const pathPattern = new RegExp(`^${template}$`);
+  const policy: DeprecationPolicy = { operationId, method: method.toUpperCase(), pathPattern, deprecatedAt, headers };
   if (sunsetAt) policy.sunsetAt = sunsetAt;
   return policy;
 }

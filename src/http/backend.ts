@@ -13,7 +13,7 @@ import addFormats from 'ajv-formats';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Request as ApiRequest, type Context, OpenAPIBackend } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
-import { type DeprecationPolicy, deprecationPolicies, isPastSunset } from '../contract/deprecation.js';
+import { type DeprecationPolicy, deprecationPolicies, gone, isPastSunset } from '../contract/deprecation.js';
 import { type Contract, operationsOf } from '../contract/document.js';
 import { apiError } from '../contract/errorBody.js';
 import type { Dependencies, Handlers, OperationId } from '../contract/types.js';
@@ -107,6 +107,8 @@ export async function createBackend({
     },
     securityHandlers: {
       bearerAuth: (_context: Context, { request }: Exchange): Principal | false => {
+        // Refused by unauthorizedHandler, unlooked-up and uncounted (see handleRouted).
+        if (sendsKeyInUrl(request)) return false;
         request.principal = authenticate(singleHeader(request.raw.rawHeaders, 'authorization'), store);
         if (!request.principal) quotas.authenticationFailed(request.ip);
         return request.principal ?? false;
@@ -130,7 +132,7 @@ export async function createBackend({
         const blocked = quotas.beforeAuthentication(request.ip);
         if (blocked) throw new ApiError(blocked);
       },
-      unauthorizedHandler: unauthorized,
+      unauthorizedHandler: (_context: Context, { request }: Exchange) => unauthorized(request),
       postSecurityHandler: async (context: Context, exchange: Exchange) => {
         if (!context.security.authorized) return;
         const principal = context.security.bearerAuth as Principal;
@@ -224,10 +226,13 @@ export async function createBackend({
     const { ip } = exchange.request;
     const blocked = quotas.beforeAuthentication(ip);
     if (blocked) return toWire(blocked);
+    // A key in the URL is in logs and histories already: it is neither looked up (so the answer tells
+    // nothing about it) nor counted as a failed guess.
+    if (sendsKeyInUrl(exchange.request)) return unauthorized(exchange.request);
     const principal = authenticate(singleHeader(exchange.request.raw.rawHeaders, 'authorization'), store);
     if (!principal) {
       quotas.authenticationFailed(ip);
-      return unauthorized();
+      return unauthorized(exchange.request);
     }
     const overQuota = quotas.afterAuthentication(principal.keyId, exchange.reply);
     if (overQuota) return toWire(overQuota);
@@ -269,10 +274,16 @@ function compileInTheBackground(api: OpenAPIBackend, operationIds: string[]): vo
   });
 }
 
-function unauthorized(): WireResponse {
-  return toWire(
-    apiError(401, 'unauthorized', 'A valid API key is required', { 'WWW-Authenticate': WWW_AUTHENTICATE }),
-  );
+/** RFC 6750 §2.3 lets a bearer token travel as `access_token` in the query; this API does not. */
+function sendsKeyInUrl(request: FastifyRequest): boolean {
+  return Object.hasOwn(request.query as object, 'access_token');
+}
+
+function unauthorized(request: FastifyRequest): WireResponse {
+  const message = sendsKeyInUrl(request)
+    ? 'Send the API key in the Authorization header, not in the URL'
+    : 'A valid API key is required';
+  return toWire(apiError(401, 'unauthorized', message, { 'WWW-Authenticate': WWW_AUTHENTICATE }));
 }
 
 /** Checks integer path parameters on their raw text, then reads the body once the caller is known. */
@@ -298,10 +309,7 @@ function invalidRequest(errors: ErrorObject[] | null | undefined): WireResponse 
 
 function applyDeprecation(policy: DeprecationPolicy, reply: FastifyReply, now: Date): void {
   reply.headers(policy.headers);
-  if (isPastSunset(policy, now)) {
-    const sunset = policy.sunsetAt?.toISOString();
-    throw new ApiError(apiError(410, 'gone', `${policy.operationId} was removed at its sunset, ${sunset}`));
-  }
+  if (isPastSunset(policy, now)) throw new ApiError(gone(policy));
 }
 
 /**

@@ -2,6 +2,7 @@
 import type { Readable } from 'node:stream';
 import secureJsonParse from 'secure-json-parse';
 import { apiError } from '../contract/errorBody.js';
+import { firstDuplicateKey } from './duplicateKeys.js';
 import { ApiError, MAX_BODY_BYTES, payloadTooLarge, unsupportedContentType } from './errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -30,14 +31,57 @@ export async function readJsonBody(
     throw invalidJson('is not valid UTF-8');
   }
   if (text.trim() === '') throw invalidJson('is empty');
+  let value: unknown;
   try {
     // Rejects `__proto__` and `constructor.prototype` keys instead of carrying them into handlers.
-    return secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+    value = secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
     const reason =
       error instanceof SyntaxError ? 'is not valid JSON' : 'contains a forbidden prototype property';
     throw invalidJson(reason);
   }
+  // I-JSON (RFC 7493), which a body must be: no name twice in one object (§2.3)...
+  const duplicate = firstDuplicateKey(text);
+  if (duplicate !== undefined) {
+    throw invalidJson(`has the member ${quoted(duplicate)} more than once in one object (RFC 7493 §2.3)`);
+  }
+  // ...and no unpaired surrogate escape such as "\ud800" (§2.1): it has no UTF-8 form, so SQLite would
+  // store U+FFFD in its place and the text stored would differ from the text acknowledged.
+  // Valid UTF-8 holds no surrogate, so only an escape can bring one in.
+  if (SURROGATE_ESCAPE.test(text) && hasLoneSurrogate(value)) {
+    throw invalidJson('has a string with an unpaired surrogate, such as "\\ud800" (RFC 7493 §2.1)');
+  }
+  return value;
+}
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/** In u-mode a surrogate pair is one code point, so only an unpaired half is in category Cs. */
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Member names included: they are strings of the body too. Iterative, since a 1 MiB body can nest half a
+ * million arrays, which JSON.parse handles and a recursive walk would not.
+ */
+function hasLoneSurrogate(body: unknown): boolean {
+  const pending: unknown[] = [body];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      if (UNPAIRED_SURROGATE.test(value)) return true;
+    } else if (Array.isArray(value)) {
+      for (const item of value as unknown[]) pending.push(item);
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [name, member] of Object.entries(value)) pending.push(name, member);
+    }
+  }
+  return false;
+}
+
+/** A member name as JSON, shortened: it is the client's text, of any length. */
+function quoted(name: string): string {
+  const json = JSON.stringify(name);
+  return json.length <= 66 ? json : `${json.slice(0, 64)}…"`;
 }
 
 async function readAtMost(payload: Readable, limit: number): Promise<Buffer> {

@@ -104,6 +104,8 @@ function processRegistry(): Registry {
   if (!processMetrics) {
     processMetrics = new Registry();
     collectDefaultMetrics(processMetrics);
+    // Its labels are Node's exact version: a stack fingerprint on an endpoint that is open by default.
+    processMetrics.removeSingleMetric('nodejs_version_info');
   }
   return processMetrics;
 }

@@ -80,6 +80,36 @@ describe('cancelOrder', () => {
     expect(response.json).toMatchObject({ code: 'invalid_request', status: 400 });
   });
 
+  it.each([
+    ['no leading zero', ''],
+    ['4 leading zeros', '0000'],
+    ['40 leading zeros', '0'.repeat(40)],
+    ['5,000 leading zeros', '0'.repeat(5_000)],
+  ])('reads an id with %s as the same decimal number', async (_name, zeros) => {
+    const order = t.server.store.addOrder({ petId: 1, quantity: 1 });
+    const response = await rawRequest(`${t.server.baseUrl}/v1/store/orders/${zeros}${order.id}`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${t.key}` },
+    });
+    expect(response.status).toBe(204);
+    expect(t.server.store.findOrder(order.id)?.status).toBe('cancelled');
+  });
+
+  it.each(['abc', '1.5', '+1', '0', '-1', '0'.repeat(30), '9223372036854775808', `${'0'.repeat(30)}9223372036854775808`])(
+    'answers the id %s with the one message that states the whole rule',
+    async (orderId) => {
+      const response = await rawRequest(`${t.server.baseUrl}/v1/store/orders/${orderId}`, {
+        method: 'DELETE',
+        headers: { Authorization: `Bearer ${t.key}` },
+      });
+      expect(response.json).toEqual({
+        code: 'invalid_request',
+        message: 'orderId: must be a whole number from 1 to 9223372036854775807 in decimal digits (leading zeros allowed)',
+        status: 400,
+      });
+    },
+  );
+
   it('gives exactly one 204 among concurrent cancels of one order', async () => {
     const order = t.server.store.addOrder({ petId: 1, quantity: 1 });
     const statuses = await Promise.all(

@@ -51,6 +51,27 @@ describe('getPetById before its sunset', () => {
     expectDeprecationHeaders(invalid.headers);
   });
 
+  it('carries the deprecation headers on a malformed percent-escape, answered before routing', async () => {
+    server = await startServer();
+    const { key } = createKey(server.store);
+    for (const path of ['/v1/pets/%zz', '/v1/pets/%E0%A4%A', '/v1/pets/%zz?x=1']) {
+      const response = await rawRequest(`${server.baseUrl}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+      expect(response.status, path).toBe(400);
+      expect(response.json, path).toMatchObject({ status: 400 });
+      expectDeprecationHeaders(response.headers);
+    }
+    // Not getPetById: another method, another path.
+    for (const [method, path] of [
+      ['DELETE', '/v1/pets/%zz'],
+      ['GET', '/v1/pets/%zz/x'],
+      ['DELETE', '/v1/store/orders/%zz'],
+    ] as const) {
+      const response = await rawRequest(`${server.baseUrl}${path}`, { method });
+      expect(response.status, path).toBe(400);
+      expect(response.headers.get('deprecation'), `${method} ${path}`).toBeNull();
+    }
+  });
+
   it('still answers at the sunset instant itself', async () => {
     server = await startServer({ now: () => SUNSET });
     const { key } = createKey(server.store);
@@ -73,6 +94,14 @@ describe('getPetById after its sunset', () => {
       expect(response.json).toMatchObject({ code: 'gone', status: 410 });
       expectDeprecationHeaders(response.headers);
     }
+  });
+
+  it('answers 410 to a malformed percent-escape in its path too', async () => {
+    server = await startServer({ now: () => new Date(SUNSET.getTime() + 1000) });
+    const response = await rawRequest(`${server.baseUrl}/v1/pets/%zz`);
+    expect(response.status).toBe(410);
+    expect(response.json).toMatchObject({ code: 'gone', status: 410 });
+    expectDeprecationHeaders(response.headers);
   });
 
   it('leaves the operations that are not deprecated alone', async () => {

@@ -231,3 +231,69 @@ describe('sendMessage error messages', () => {
     }
   });
 });
+
+describe('sendMessage takes I-JSON bodies only (RFC 7493)', () => {
+  /** The message bodies as SQLite holds them, as hexadecimal UTF-8. */
+  const storedBytes = () => {
+    const reader = new Database(t.server.dbPath, { readonly: true });
+    const rows = reader.prepare('SELECT hex(CAST(body AS BLOB)) AS hex FROM messages').all() as {
+      hex: string;
+    }[];
+    reader.close();
+    return rows.map(({ hex }) => hex);
+  };
+
+  it.each([
+    ['a lone high surrogate', String.raw`{"message":"\ud800"}`],
+    ['a lone low surrogate', String.raw`{"message":"\udc36"}`],
+    ['a high surrogate at the end of the text', String.raw`{"message":"ab\ud83d"}`],
+    ['a pair in the wrong order', String.raw`{"message":"\udc36\ud83d"}`],
+    ['a lone surrogate in a member name', String.raw`{"message":"x","\ud800":1}`],
+  ])('answers 400 invalid_json to %s, and stores nothing', async (_name, body) => {
+    const response = await post(body, 'application/json');
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({
+      code: 'invalid_json',
+      message: String.raw`The request body has a string with an unpaired surrogate, such as "\ud800" (RFC 7493 §2.1)`,
+      status: 400,
+    });
+    expect(storedBytes()).toEqual([]);
+  });
+
+  it.each([
+    ['written as UTF-8', '{"message":"🐶"}'],
+    ['written as an escaped pair', String.raw`{"message":"\ud83d\udc36"}`],
+  ])('stores an astral character %s exactly, and echoes it exactly', async (_name, body) => {
+    const response = await post(body, 'application/json');
+    expect(response.status).toBe(202);
+    expect(response.text).toContain('"message":"🐶"');
+    expect((response.json as { message: string }).message).toBe('\u{1F436}');
+    expect(storedBytes()).toEqual(['F09F90B6']);
+  });
+
+  it.each([
+    ['the same member twice', '{"message":"a","message":"b"}', '"message"'],
+    ['the same name spelled with an escape', String.raw`{"message":"a","m\u0065ssage":"b"}`, '"message"'],
+    ['a duplicate in a nested object', '{"message":"x","extra":{"a":1,"b":{"c":[{"d":1,"d":2}]}}}', '"d"'],
+  ])('answers 400 invalid_json naming the member to %s, and stores nothing', async (_name, body, name) => {
+    const response = await post(body, 'application/json');
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({
+      code: 'invalid_json',
+      message: `The request body has the member ${name} more than once in one object (RFC 7493 §2.3)`,
+      status: 400,
+    });
+    expect(storedBytes()).toEqual([]);
+  });
+
+  it('judges names per object: the same name in two objects is no duplicate', async () => {
+    const response = await post('{"message":"x","extra":[{"message":1},{"message":2}]}', 'application/json');
+    // Past the I-JSON check, the contract refuses the unknown member.
+    expect(response.json).toMatchObject({ code: 'invalid_request', status: 400 });
+  });
+
+  it('checks the key before the body: a duplicate member without a key is 401', async () => {
+    const response = await post('{"message":"a","message":"b"}', 'application/json', false);
+    expect(response.status).toBe(401);
+  });
+});

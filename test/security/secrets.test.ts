@@ -128,6 +128,73 @@ describe('Authorization values that are not a key', () => {
   });
 });
 
+describe('a key sent in the URL (RFC 6750 §2.3)', () => {
+  const KEY_IN_URL = {
+    code: 'unauthorized',
+    message: 'Send the API key in the Authorization header, not in the URL',
+    status: 401,
+  };
+
+  it('is refused with 401 and its own message on every operation, valid Authorization or not', async () => {
+    server = await startServer();
+    const { key } = createKey(server.store);
+    server.store.addOrder({ petId: 1, quantity: 1 });
+    const base = `${server.baseUrl}/v1`;
+    const header = { Authorization: `Bearer ${key}` };
+    const json = { 'Content-Type': 'application/json' };
+    const requests: [string, RequestInit][] = [
+      [`${base}/store/orders?access_token=${key}`, {}],
+      [`${base}/store/orders?access_token=${key}`, { headers: header }],
+      [`${base}/store/orders?limit=5&access_token=${key}`, { headers: header }],
+      [`${base}/store/orders?access_token`, { headers: header }],
+      [`${base}/store/orders/1?access_token=${key}`, { method: 'DELETE', headers: header }],
+      [`${base}/messages?access_token=${key}`, { method: 'POST', headers: json, body: '{"message":"x"}' }],
+      [`${base}/pets/1?access_token=${key}`, {}],
+    ];
+    for (const [url, init] of requests) {
+      const response = await rawRequest(url, init);
+      expect(response.status, url).toBe(401);
+      expect(response.headers.get('www-authenticate'), url).toBe('Bearer realm="store-orders"');
+      expect(response.json, url).toEqual(KEY_IN_URL);
+    }
+    expect(server.store.listMessages()).toEqual([]);
+    expect(server.store.findOrder(1)?.status).toBe('pending');
+    // Another query parameter with a valid key is still the contract's 400, not this 401.
+    const other = await rawRequest(`${base}/store/orders?api_key=${key}`, { headers: header });
+    expect(other.json).toMatchObject({ code: 'invalid_request', status: 400 });
+  });
+
+  it('leaves no 8-character piece of the key in the trace-level log, on any path', async () => {
+    server = await startServer({ logLevel: 'trace' });
+    const { key } = createKey(server.store);
+    const header = { Authorization: `Bearer ${key}` };
+    const paths = [
+      `/v1/store/orders?access_token=${key}`,
+      `/v1/store/orders?api_key=${key}`,
+      `/v1/store/orders?${key}`,
+      `/v1/store/orders?a=1&access_token=${key}&b=2`,
+      `/v1/store/orders/1?access_token=${key}`,
+      `/v1/pets/1?access_token=${key}`,
+      `/v1/nope?access_token=${key}`,
+      `/v1/store/orders/%zz?access_token=${key}`,
+      `/nope?access_token=${key}`,
+      `/healthz?access_token=${key}`,
+      `/metrics?access_token=${key}`,
+      `/v1/openapi.json?access_token=${key}`,
+      `/docs?access_token=${key}`,
+    ];
+    for (const path of paths) {
+      await checkedFetch(`${server.baseUrl}${path}`, { method: 'GET' });
+      await checkedFetch(`${server.baseUrl}${path}`, { method: 'GET', headers: header });
+      await checkedFetch(`${server.baseUrl}${path}`, { method: 'PUT', headers: header });
+    }
+    const logs = server.logs.join('');
+    expect(logs).toContain('/v1/store/orders?access_token=[redacted]');
+    expect(logs).toContain('/v1/store/orders?a=[redacted]&access_token=[redacted]&b=[redacted]');
+    for (const piece of piecesOf(key)) expect(logs).not.toContain(piece);
+  });
+});
+
 describe('a canary key sent down every error path', () => {
   it('appears in no log line, and every answer to it is marked no-store and names no stack', async () => {
     const canary = generateKey();

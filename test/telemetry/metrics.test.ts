@@ -24,13 +24,24 @@ describe('GET /metrics', () => {
       'nodejs_eventloop_lag_seconds',
       'nodejs_heap_size_used_bytes',
       'nodejs_gc_duration_seconds',
-      'nodejs_version_info',
     ]) {
       expect(families.has(name), name).toBe(true);
     }
     expect(families.get(REQUESTS)?.type).toBe('counter');
     expect(families.get('store_orders_http_request_duration_seconds')?.type).toBe('histogram');
     expect(families.get('store_orders_store_call_duration_seconds')?.type).toBe('histogram');
+  });
+
+  it('names no version of Node, V8 or any package: it is open by default, and no answer fingerprints the stack', async () => {
+    const response = await fetch(metricsUrl());
+    const text = await response.text();
+    expect(response.status).toBe(200);
+    expect(text).toContain('process_resident_memory_bytes');
+    expect(text).not.toContain('nodejs_version_info');
+    expect(text).not.toMatch(/version/i);
+    for (const version of [process.version, process.versions.node, process.versions.v8, process.versions.uv]) {
+      expect(text).not.toContain(version);
+    }
   });
 
   it('counts requests and their durations by operationId and status', async () => {
