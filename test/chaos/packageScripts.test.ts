@@ -24,7 +24,7 @@ const RUN_ELSEWHERE: Record<string, string> = {
   generate: 'this file',
   fuzz: 'this file',
   chaos: 'this file',
-  bench: 'this file',
+  bench: 'test/scripts/bench.test.ts (BENCH_SMOKE=1 node bench/run.mjs, on the suite build)',
 };
 
 /** The scripts `npm test` runs, read from its own text and theirs. */
