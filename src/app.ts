@@ -17,6 +17,7 @@ import type { Handlers } from './contract/types.js';
 import { registerDocs } from './docs/routes.js';
 import { API_ROOT, createBackend, type Exchange } from './http/backend.js';
 import { errorResultFor, writeClientError } from './http/errors.js';
+import { limitConnections } from './http/connections.js';
 import { serializeRequest } from './http/logRedaction.js';
 import { readOnlyRoute } from './http/methods.js';
 import { RequestQuotas } from './http/quotas.js';
@@ -95,7 +96,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
 
-  app.server.maxConnections = http.maxConnections;
+  limitConnections(app.server, http.maxConnections);
   const store = instrument(app, {
     contract,
     store: options.store,
