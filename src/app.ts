@@ -17,7 +17,9 @@ import type { Handlers } from './contract/types.js';
 import { registerDocs } from './docs/routes.js';
 import { API_ROOT, createBackend, type Exchange } from './http/backend.js';
 import { errorResultFor, writeClientError } from './http/errors.js';
+import { limitConnections } from './http/connections.js';
 import { serializeRequest } from './http/logRedaction.js';
+import { readOnlyRoute } from './http/methods.js';
 import { RequestQuotas } from './http/quotas.js';
 import { send, toWire } from './http/reply.js';
 import { singleHeader } from './http/rawHeaders.js';
@@ -71,7 +73,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // As long as Node's own header limit, so an over-long id reaches validation (400) rather than
     // failing to route (404).
     routerOptions: { maxParamLength: 16 * 1024 },
-    // HEAD is not in the contract: it must reach the 405 path, not a copy of the GET route.
+    // HEAD is not in the contract: it must reach the 405 path, not a copy of the GET route. The server's
+    // own read-only paths ask for it route by route (http/methods.ts).
     exposeHeadRoutes: false,
     requestTimeout: http.requestTimeoutMs,
     keepAliveTimeout: http.keepAliveTimeoutMs,
@@ -94,7 +97,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
 
-  app.server.maxConnections = http.maxConnections;
+  limitConnections(app.server, http.maxConnections);
   const store = instrument(app, {
     contract,
     store: options.store,
@@ -142,8 +145,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     send(reply, toWire(apiError(404, 'not_found', 'No such path'))),
   );
 
-  app.get('/healthz', () => ({ status: 'ok' }));
-  app.get('/readyz', (_request, reply) => {
+  readOnlyRoute(app, '/healthz', () => ({ status: 'ok' }));
+  readOnlyRoute(app, '/readyz', (_request, reply) => {
     let ready = false;
     try {
       ready = store.isReady();
@@ -153,10 +156,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (ready) return { status: 'ready' };
     return send(reply, toWire(apiError(503, 'service_unavailable', 'The database is not answering')));
   });
-  app.get(`${API_ROOT}/openapi.yaml`, (_request, reply) =>
+  readOnlyRoute(app, `${API_ROOT}/openapi.yaml`, (_request, reply) =>
     reply.type('application/yaml').send(contract.yamlText),
   );
-  app.get(`${API_ROOT}/openapi.json`, (_request, reply) =>
+  readOnlyRoute(app, `${API_ROOT}/openapi.json`, (_request, reply) =>
     reply.type('application/json').send(contract.jsonText),
   );
   registerDocs(app);

@@ -1,5 +1,6 @@
 // Serves the API reference at /docs, off the /v1 API: no key, and every asset from this server.
 import type { FastifyInstance } from 'fastify';
+import { readOnlyRoute } from '../http/methods.js';
 import { ASSETS_PATH, type DocsAssets, loadDocsAssets } from './assets.js';
 import { CONTENT_SECURITY_POLICY, docsPage, INIT_SCRIPT } from './page.js';
 
@@ -13,7 +14,7 @@ export function registerDocs(app: FastifyInstance): void {
   let assets: DocsAssets | undefined;
   const loaded = () => (assets ??= loadDocsAssets(INIT_SCRIPT));
 
-  app.get('/docs', (_request, reply) =>
+  readOnlyRoute(app, '/docs', (_request, reply) =>
     reply
       .headers(SECURITY_HEADERS)
       // Revalidated on every visit, so that a new version of the server brings its new asset names.
@@ -22,8 +23,8 @@ export function registerDocs(app: FastifyInstance): void {
       .send(docsPage(loaded())),
   );
 
-  app.get<{ Params: { name: string } }>(`${ASSETS_PATH}/:name`, async (request, reply) => {
-    const asset = loaded().byName.get(request.params.name);
+  readOnlyRoute(app, `${ASSETS_PATH}/:name`, async (request, reply) => {
+    const asset = loaded().byName.get((request.params as { name: string }).name);
     // Answered as any unknown path is, by the app's not-found handler.
     if (!asset) return reply.callNotFound();
     reply

@@ -22,7 +22,7 @@ import { authenticate, WWW_AUTHENTICATE } from './auth.js';
 import { readJsonBody } from './body.js';
 import { entityTag, matchesIfNoneMatch } from './conditional.js';
 import { ApiError } from './errors.js';
-import { allowedMethodsOf } from './methods.js';
+import { allowedMethodsOf, methodNotAllowed } from './methods.js';
 import { invalidIntegerParameter } from './parameters.js';
 import { singleHeader } from './rawHeaders.js';
 import type { RequestQuotas } from './quotas.js';
@@ -116,14 +116,8 @@ export async function createBackend({
     },
     handlers: {
       notFound: () => toWire(apiError(404, 'not_found', 'No such path')),
-      methodNotAllowed: (_context: Context, { apiRequest }: Exchange) => {
-        const allow = allowedMethods(apiRequest.path.slice(API_ROOT.length)).join(', ');
-        return toWire(
-          apiError(405, 'method_not_allowed', `${apiRequest.method} is not allowed here; use ${allow}`, {
-            Allow: allow,
-          }),
-        );
-      },
+      methodNotAllowed: (_context: Context, { apiRequest }: Exchange) =>
+        toWire(methodNotAllowed(apiRequest.method, allowedMethods(apiRequest.path.slice(API_ROOT.length)))),
       postRoutingHandler: (context: Context, { request, reply }: Exchange) => {
         // Also called when routing failed, with no operation.
         if (!context.operation) return;

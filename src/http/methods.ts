@@ -1,5 +1,9 @@
-// Which methods a path has, for the `Allow` header of a 405.
+// Which methods a path has, for the `Allow` header of a 405, on the contract's paths and on the server's
+// own read-only paths (probes, the contract's files, the API reference, /metrics).
+import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { ContractOperation } from '../contract/document.js';
+import { apiError, type ErrorResult } from '../contract/errorBody.js';
+import { send, toWire } from './reply.js';
 
 export type AllowedMethods = (path: string) => string[];
 
@@ -15,4 +19,25 @@ export function allowedMethodsOf(operations: ContractOperation[]): AllowedMethod
     entry.methods.push(method.toUpperCase());
   }
   return (path) => [...templates.values()].find(({ pattern }) => pattern.test(path))?.methods ?? [];
+}
+
+export function methodNotAllowed(method: string, allowed: string[]): ErrorResult<405> {
+  const allow = allowed.join(', ');
+  return apiError(405, 'method_not_allowed', `${method} is not allowed here; use ${allow}`, { Allow: allow });
+}
+
+const READ_ONLY = ['GET', 'HEAD'];
+
+/**
+ * A path of the server's own, outside the contract: GET, HEAD answered as GET without its body (the two
+ * methods every general-purpose server supports, RFC 9110 §9.1), and 405 with `Allow` for any other
+ * method, as the contract's paths answer.
+ */
+export function readOnlyRoute(app: FastifyInstance, url: string, handler: RouteHandlerMethod): void {
+  app.get(url, { exposeHeadRoute: true }, handler);
+  app.route({
+    method: app.supportedMethods.filter((method) => !READ_ONLY.includes(method)),
+    url,
+    handler: (request, reply) => send(reply, toWire(methodNotAllowed(request.method, READ_ONLY))),
+  });
 }

@@ -2,6 +2,7 @@
 // to deprecated operations per account, and GET /metrics on the app or on a listener of its own.
 import type { FastifyInstance } from 'fastify';
 import type { MetricsConfig } from '../config.js';
+import { readOnlyRoute } from '../http/methods.js';
 import { deprecationPolicies } from '../contract/deprecation.js';
 import { type Contract, operationsOf } from '../contract/document.js';
 import type { Store } from '../store/store.js';
@@ -59,7 +60,7 @@ export function instrument(app: FastifyInstance, options: TelemetryOptions): Sto
 
   const metricsServer =
     options.metrics.port === undefined ? null : buildMetricsServer(metrics, options.metrics.token);
-  if (metricsServer === null) app.get(METRICS_PATH, metricsHandler(metrics, options.metrics.token));
+  if (metricsServer === null) readOnlyRoute(app, METRICS_PATH, metricsHandler(metrics, options.metrics.token));
   app.decorate('metricsServer', metricsServer);
 
   app.addHook('onClose', async () => {

@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { apiError } from '../contract/errorBody.js';
 import { bearerToken } from '../http/auth.js';
 import { errorResultFor } from '../http/errors.js';
+import { readOnlyRoute } from '../http/methods.js';
 import { singleHeader } from '../http/rawHeaders.js';
 import { send, toWire } from '../http/reply.js';
 import { requestIdFor } from '../http/requestId.js';
@@ -46,7 +47,7 @@ export function buildMetricsServer(metrics: Metrics, token: string | undefined):
   server.setNotFoundHandler((_request, reply) =>
     send(reply, toWire(apiError(404, 'not_found', 'No such path'))),
   );
-  server.get(METRICS_PATH, metricsHandler(metrics, token));
+  readOnlyRoute(server, METRICS_PATH, metricsHandler(metrics, token));
   return server;
 }
 

@@ -46,6 +46,49 @@ describe('unknown paths and methods', () => {
   });
 });
 
+describe("the server's own paths outside the contract", () => {
+  const READ_ONLY = ['/healthz', '/readyz', '/metrics', '/docs', '/v1/openapi.yaml', '/v1/openapi.json'];
+
+  it.each(READ_ONLY.flatMap((path) => ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'].map((method) => [method, path])))(
+    'answers %s %s with 405 and Allow: GET, HEAD',
+    async (method, path) => {
+      const response = await rawRequest(`${t.server.baseUrl}${path}`, { method });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('GET, HEAD');
+      expect(response.json).toEqual({
+        code: 'method_not_allowed',
+        message: `${method} is not allowed here; use GET, HEAD`,
+        status: 405,
+      });
+    },
+  );
+
+  it.each(READ_ONLY)('answers HEAD %s as GET, without the body', async (path) => {
+    const get = await fetch(`${t.server.baseUrl}${path}`);
+    const getBody = Buffer.from(await get.arrayBuffer());
+    const head = await rawRequest(`${t.server.baseUrl}${path}`, { method: 'HEAD' });
+    expect(get.status).toBe(200);
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect(head.headers.get('cache-control')).toBe(get.headers.get('cache-control'));
+    // The length of the body a GET would get; the contract files and /docs are the same each time.
+    if (path !== '/metrics') expect(head.headers.get('content-length')).toBe(String(getBody.length));
+  });
+
+  it('answers HEAD and other methods on the API reference files as on /docs', async () => {
+    const page = await (await fetch(`${t.server.baseUrl}/docs`)).text();
+    const asset = /src="(\/docs\/[^"]+)"/.exec(page)?.[1] as string;
+    expect(asset).toBeDefined();
+    const head = await rawRequest(`${t.server.baseUrl}${asset}`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    const post = await rawRequest(`${t.server.baseUrl}${asset}`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
+});
+
 describe('request ids', () => {
   it('puts an X-Request-Id on every response, and logs it', async () => {
     const responses = await Promise.all([

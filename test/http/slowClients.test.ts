@@ -1,6 +1,7 @@
 // Slow, idle and greedy clients: late headers get 408 and lose their connection, idle kept-alive sockets
-// are closed, connections beyond the limit are refused, and 200 slowloris connections do not slow down a
-// normal client.
+// are closed, at the connection limit a newcomer takes the place of the connection idle longest (and is
+// refused only when every connection has a request in flight), and 200 slowloris connections do not slow
+// down a normal client.
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/config.js';
@@ -24,15 +25,6 @@ function open(): Promise<Socket> {
   });
 }
 
-/** Resolves once the server counts `count` open connections; polls, as Node offers no event for it. */
-async function untilConnections(count: number): Promise<void> {
-  const open = () =>
-    new Promise<number>((resolve, reject) =>
-      server.app.server.getConnections((error, n) => (error ? reject(error) : resolve(n))),
-    );
-  while ((await open()) !== count) await new Promise((resolve) => setImmediate(resolve));
-}
-
 /** Everything the server writes until it closes the connection, and how long that took. */
 function untilClosed(socket: Socket): Promise<{ text: string; afterMs: number }> {
   const started = Date.now();
@@ -41,6 +33,40 @@ function untilClosed(socket: Socket): Promise<{ text: string; afterMs: number }>
     text += String(chunk);
   });
   return new Promise((resolve) => socket.on('close', () => resolve({ text, afterMs: Date.now() - started })));
+}
+
+const HEALTHZ = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
+
+/** Writes `text` and resolves with the one answer that comes back (it has a Content-Length). */
+function answerTo(socket: Socket, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let received = '';
+    const onData = (chunk: Buffer) => {
+      received += String(chunk);
+      const end = received.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(received)?.[1];
+      if (end !== -1 && length !== undefined && received.length >= end + 4 + Number(length)) {
+        socket.off('data', onData);
+        resolve(received);
+      }
+    };
+    socket.on('data', onData);
+    socket.once('close', () => reject(new Error(`closed after ${JSON.stringify(received)}`)));
+    socket.write(text);
+  });
+}
+
+/** Resolves once the server has read the headers of `count` more requests. */
+function requestsReceived(count: number): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = 0;
+    const onRequest = () => {
+      if (++seen < count) return;
+      server.app.server.off('request', onRequest);
+      resolve();
+    };
+    server.app.server.on('request', onRequest);
+  });
 }
 
 describe('slow and idle clients', () => {
@@ -84,16 +110,53 @@ describe('slow and idle clients', () => {
     expect(afterMs).toBeGreaterThanOrEqual(250);
   });
 
-  it('refuses connections beyond the limit, and takes new ones once others close', async () => {
+  it('at the limit, lets a new connection take the place of the one idle longest', async () => {
     server = await startServer({ http: limits({ maxConnections: 3 }) });
-    const held = [await open(), await open(), await open()];
-    for (const socket of held) socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n'); // never finished
-    const extra = await open();
-    const { text } = await untilClosed(extra);
-    expect(text).toBe('');
-    for (const socket of held) socket.destroy();
-    // The server must see them close before it counts them out.
-    await untilConnections(0);
+    const silent = await open(); // has sent nothing
+    const keptAlive = await open();
+    expect(await answerTo(keptAlive, HEALTHZ)).toMatch(/^HTTP\/1\.1 200 /);
+    const slow = await open();
+    slow.write('GET /healthz HTTP/1.1\r\nHost: x\r\n'); // headers not finished
+    const silentClosed = untilClosed(silent);
+
+    const newcomer = await open();
+    expect(await answerTo(newcomer, HEALTHZ)).toMatch(/^HTTP\/1\.1 200 /);
+    expect((await silentClosed).text).toBe('');
+    // The others are still served.
+    expect(await answerTo(keptAlive, HEALTHZ)).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await answerTo(slow, '\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('never takes the place of a connection with a request in flight: the new one is closed then', async () => {
+    server = await startServer({ http: limits({ maxConnections: 2 }) });
+    const { key } = createKey(server.store);
+    const body = '{"message":"hi"}';
+    const head = `POST /v1/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const bothReceived = requestsReceived(2);
+    const busy = [await open(), await open()];
+    for (const socket of busy) socket.write(`${head}${body.slice(0, 5)}`); // the body is not finished
+    await bothReceived;
+
+    const refused = await open();
+    expect((await untilClosed(refused)).text).toBe('');
+    expect(await answerTo(busy[0] as Socket, body.slice(5))).toMatch(/^HTTP\/1\.1 202 /);
+    // Its answer sent, the first is idle, and the next newcomer takes its place.
+    const firstClosed = untilClosed(busy[0] as Socket);
+    expect(await answerTo(await open(), HEALTHZ)).toMatch(/^HTTP\/1\.1 200 /);
+    await firstClosed;
+    expect(await answerTo(busy[1] as Socket, body.slice(5))).toMatch(/^HTTP\/1\.1 202 /);
+    expect(server.store.listMessages()).toHaveLength(2);
+  });
+
+  it('with the default limit taken by 1,000 idle connections without a key, still answers new clients', async () => {
+    server = await startServer();
+    expect(DEFAULT_HTTP_LIMITS.maxConnections).toBe(1_000);
+    const held = await Promise.all(Array.from({ length: 1_000 }, () => open()));
+    // Half send nothing, half start a request and never finish its headers.
+    for (const socket of held.slice(500)) socket.write('GET /v1/store/orders HTTP/1.1\r\nHost: x\r\n');
+    for (let i = 0; i < 20; i++) {
+      expect(await answerTo(await open(), HEALTHZ), `client ${i}`).toMatch(/^HTTP\/1\.1 200 /);
+    }
     expect((await rawRequest(`${server.baseUrl}/healthz`)).status).toBe(200);
   });
 

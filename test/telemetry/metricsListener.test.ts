@@ -60,6 +60,11 @@ describe('the server process with METRICS_PORT and METRICS_TOKEN', () => {
     expect((await rawRequest(`${server.metricsUrl.replace('/metrics', '')}/v1/store/orders`)).status).toBe(
       404,
     );
+    // GET and HEAD only, as on the API port.
+    const head = await rawRequest(server.metricsUrl, { method: 'HEAD', headers: { Authorization: `Bearer ${TOKEN}` } });
+    expect([head.status, head.text]).toEqual([200, '']);
+    const post = await rawRequest(server.metricsUrl, { method: 'POST' });
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
     const again = await scrape(server.metricsUrl, TOKEN);
     expect(valueOf(again, 'store_orders_http_requests_total', { operation: 'none', status: '200' })).toBe(0);
 
