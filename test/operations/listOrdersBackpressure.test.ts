@@ -1,0 +1,62 @@
+// A streamed list is read from the database only as fast as the client takes it (backpressure): a client
+// that reads nothing holds a few chunks in the server, not the list.
+import { connect, type Socket } from 'node:net';
+import type { Readable } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createKey, startServer, type TestServer } from '../support/server.js';
+
+/** Every order stream the store opens, to measure what it holds. */
+const streams = vi.hoisted(() => [] as Readable[]);
+vi.mock('../../src/store/sqlite/orderStream.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/store/sqlite/orderStream.js')>();
+  return {
+    ...original,
+    streamOrders: (path: string) => {
+      const stream = original.streamOrders(path);
+      streams.push(stream);
+      return stream;
+    },
+  };
+});
+
+let server: TestServer;
+const sockets: Socket[] = [];
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  streams.splice(0);
+  await server.close();
+});
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('a streamed list to a client that reads nothing', () => {
+  it('holds at most a few chunks in the server, whatever the length of the list', async () => {
+    server = await startServer({ streamOrdersAbove: 5 });
+    const { key } = createKey(server.store);
+    // Far more than the loopback socket buffers of both ends can take (about 18 MB of JSON).
+    server.store.importOrders(Array.from({ length: 400_000 }, (_, i) => ({ petId: i + 1, quantity: 1 })));
+    const serverSide: Socket[] = [];
+    server.app.server.on('connection', (socket: Socket) => serverSide.push(socket));
+
+    const { port } = new URL(server.baseUrl);
+    const client = connect(Number(port), '127.0.0.1');
+    sockets.push(client);
+    // No 'data' listener: the client's socket stays paused and reads nothing past its own small buffer.
+    client.write(`GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+    while (streams.length === 0) await nextTurn();
+    const [stream] = streams as [Readable];
+    const held = () => stream.readableLength + (serverSide[0]?.writableLength ?? 0);
+
+    // The stream pushes one chunk per turn of the event loop; once nothing changes for many turns, it has
+    // stopped, waiting for the client (or, without backpressure, has pushed the whole list).
+    let last = -1;
+    for (let unchanged = 0; unchanged < 200; ) {
+      await nextTurn();
+      const now = held();
+      unchanged = now === last ? unchanged + 1 : 0;
+      last = now;
+    }
+    expect(stream.destroyed).toBe(false);
+    expect(held()).toBeLessThan(1024 * 1024);
+  }, 60_000);
+});
