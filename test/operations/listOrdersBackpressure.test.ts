@@ -9,14 +9,14 @@ import { createKey, startServer, type TestServer } from '../support/server.js';
 const streams = vi.hoisted(() => [] as Readable[]);
 vi.mock('../../src/store/sqlite/orderStream.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/store/sqlite/orderStream.js')>();
-  return {
-    ...original,
-    streamOrders: (path: string) => {
-      const stream = original.streamOrders(path);
-      streams.push(stream);
+  class RecordingReaders extends original.OrderListReaders {
+    override stream() {
+      const stream = super.stream();
+      if (stream) streams.push(stream);
       return stream;
-    },
-  };
+    }
+  }
+  return { ...original, OrderListReaders: RecordingReaders };
 });
 
 let server: TestServer;
