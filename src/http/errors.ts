@@ -81,6 +81,16 @@ export function unsupportedContentType(): ErrorResult<400> {
   return apiError(400, 'unsupported_content_type', 'Content-Type must be application/json');
 }
 
+/** RFC 9110 §15.5.16: a coding the server cannot decode is 415, and Accept-Encoding says what it can. */
+export function unsupportedContentEncoding(): ErrorResult<415> {
+  return apiError(
+    415,
+    'unsupported_content_encoding',
+    'The request body must not be content-coded (Content-Encoding: identity only)',
+    { 'Accept-Encoding': 'identity' },
+  );
+}
+
 export function notImplemented(what: string): ErrorResult<501> {
   return apiError(501, 'not_implemented', `${what} is not supported by this server`, { Connection: 'close' });
 }
