@@ -21,6 +21,7 @@ async function only(text: string): Promise<RawAnswer> {
   return answers[0] as RawAnswer;
 }
 
+/** The Error body, with the headers every answer has, on a connection the server then closes. */
 function expectErrorBody(answer: RawAnswer, status: number, code: string): void {
   // A 501 is the point of some of these answers; apart from being a 5xx each must honour the contract.
   const problems = contractViolations(beforeRouting(answer)).filter((p) => !p.startsWith('server error 501'));
@@ -29,6 +30,7 @@ function expectErrorBody(answer: RawAnswer, status: number, code: string): void 
   expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
   expect(answer.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   expect(answer.headers.get('cache-control')).toBe('no-store');
+  expect(answer.headers.get('connection')).toBe('close');
   expect(JSON.parse(answer.bodyText)).toEqual({ code, message: expect.any(String), status });
 }
 
@@ -81,12 +83,11 @@ describe('header fields beyond the 2,000 Node keeps by default', () => {
 });
 
 describe('Host (RFC 9112 §3.2)', () => {
-  it('answers 400 with the Error body to two Host fields, and closes the connection', async () => {
+  it('answers 400 with the Error body to two Host fields', async () => {
     const answer = await only(
       request('GET /v1/store/orders HTTP/1.1', ['Host: x\r\n', 'Host: y\r\n', `Authorization: Bearer ${t.key}\r\n`]),
     );
     expectErrorBody(answer, 400, 'bad_request');
-    expect(answer.headers.get('connection')).toBe('close');
   });
 
   it('answers 400 with the Error body to an HTTP/1.1 request without Host', async () => {
@@ -106,6 +107,7 @@ describe('what Node answers on its own is the Error body', () => {
     ['a malformed header line', 400, 'bad_request', 'GET /v1/store/orders HTTP/1.1', ['Bad Header\r\n']],
     ['headers over 16 KiB', 431, 'headers_too_large', 'GET /healthz HTTP/1.1', [`X-Big: ${big}\r\n`]],
     ['a 100 KB request target', 414, 'uri_too_long', `GET /healthz?q=${big.repeat(5)} HTTP/1.1`, []],
+    // Fastify answers this one on a connection it keeps; the test asks for the close.
     ['a malformed percent-escape', 400, 'bad_request', 'GET /v1/store/orders%zz HTTP/1.1', ['Connection: close\r\n']],
     ['an Expect other than 100-continue', 417, 'expectation_failed', 'GET /healthz HTTP/1.1', ['Expect: tea\r\n']],
     ['CONNECT', 501, 'not_implemented', 'CONNECT example.com:443 HTTP/1.1', []],

@@ -186,6 +186,15 @@ describe('a canary key sent down every error path', () => {
         () =>
           checkedFetch(`${base}/messages`, { method: 'POST', headers: json, body: 'x'.repeat(1_100_000) }),
       ],
+      [
+        '415',
+        () =>
+          checkedFetch(`${base}/messages`, {
+            method: 'POST',
+            headers: { ...json, 'Content-Encoding': 'gzip' },
+            body: '{"message":"x"}',
+          }),
+      ],
       ['500', () => checkedFetch(`${base}/pets/1`, { headers: auth })],
     ];
     const answers: { path: string; status: number; headers: Headers }[] = [];
@@ -202,7 +211,7 @@ describe('a canary key sent down every error path', () => {
     }
     holder.exec('ROLLBACK');
     holder.close();
-    for (let i = 0; answers.length < 970; i++) {
+    for (let i = 0; answers.length < 969; i++) {
       const [path, send] = paths[i % paths.length] as (typeof paths)[number];
       const { status, headers } = await send();
       answers.push({ path, status, headers });
@@ -212,20 +221,25 @@ describe('a canary key sent down every error path', () => {
       const { status, headers } = await checkedFetch(`${base}/store/orders`, { headers: auth });
       answers.push({ path: '429', status, headers });
     }
-    // What Node answers before Fastify sees the request: malformed, too large, too slow.
+    // What Node answers before Fastify sees the request: malformed, too large, too slow, and the framing
+    // refused before routing.
     const raw = [
       `GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${canary}\r\nBad Header\r\n\r\n`,
       `GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${canary}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
       `GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${canary}\r\nX-Slow: `,
+      `GET /v1/store/orders?${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${canary}\r\n\r\n`,
+      `GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${canary}\r\nExpect: x\r\n\r\n`,
+      `CONNECT x:443 HTTP/1.1\r\nHost: x:443\r\nAuthorization: Bearer ${canary}\r\n\r\n`,
+      `GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nHost: y\r\nAuthorization: Bearer ${canary}\r\n\r\n`,
     ];
     const rawReplies = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => rawExchange(raw[i % 3] as string)),
+      Array.from({ length: 21 }, (_, i) => rawExchange(raw[i % raw.length] as string)),
     );
 
     const statuses = new Set(answers.map((answer) => answer.status));
-    expect([...statuses].sort()).toEqual([200, 202, 400, 401, 404, 405, 409, 413, 429, 500, 503]);
+    expect([...statuses].sort()).toEqual([200, 202, 400, 401, 404, 405, 409, 413, 415, 429, 500, 503]);
     expect(rawReplies.map((reply) => reply.slice(0, 12)).sort()).toEqual(
-      expect.arrayContaining(['HTTP/1.1 400', 'HTTP/1.1 431', 'HTTP/1.1 408']),
+      expect.arrayContaining(['HTTP/1.1 400', 'HTTP/1.1 431', 'HTTP/1.1 408', 'HTTP/1.1 414', 'HTTP/1.1 417', 'HTTP/1.1 501']),
     );
     expect(answers.length + rawReplies.length).toBe(1_000);
     for (const { path, headers } of answers) {
@@ -233,7 +247,10 @@ describe('a canary key sent down every error path', () => {
       expect(headers.get('x-powered-by'), path).toBeNull();
       expect(headers.get('server'), path).toBeNull();
     }
-    for (const reply of rawReplies) expect(reply.toLowerCase()).not.toMatch(/\r\n(server|x-powered-by):/);
+    for (const reply of rawReplies) {
+      expect(reply.toLowerCase()).not.toMatch(/\r\n(server|x-powered-by):/);
+      expect(reply.toLowerCase()).toContain('\r\ncache-control: no-store\r\n');
+    }
 
     const logs = server.logs.join('');
     expect(logs).toContain('an unexpected failure in the handler');
