@@ -1,10 +1,11 @@
 // The request body, at the wire: content codings are refused, 100 Continue comes only once every check on
 // the headers has passed, and a body far over the limit still lets its client read the 413.
+import type { Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { assertHonoursContract } from '../support/contract.js';
 import { exchange, openSocket, parseAnswers, readUntilClosed, type RawAnswer } from '../support/rawSocket.js';
-import { useServer } from '../support/server.js';
+import { createKey, startServer, useServer } from '../support/server.js';
 
 const t = useServer();
 
@@ -89,6 +90,18 @@ describe('Expect: 100-continue (RFC 9110 §10.1.1)', () => {
     expect(t.server.store.listMessages()).toEqual([]);
   });
 
+  it('answers a key over its quota with 429, never 100 Continue, and closes', async () => {
+    await t.server.close();
+    const rateLimits = { requestsPerKey: 1, authFailuresPerAddress: 0, windowSeconds: 60 };
+    t.server = await startServer({ rateLimits });
+    t.key = createKey(t.server.store).key;
+    const first = await expectContinue(withKey({ ...json, Connection: 'close' }));
+    expect(first.map((answer) => answer.status)).toEqual([100, 202]);
+    const answers = await expectContinue(withKey(json));
+    expect(answers.map((answer) => answer.status)).toEqual([429]);
+    expect(checked(answers[0]).headers.get('connection')).toBe('close');
+  });
+
   it('answers 100 Continue once those checks pass, then 202 to the body', async () => {
     const answers = await expectContinue(withKey({ ...json, Connection: 'close' }));
     expect(answers.map((answer) => answer.status)).toEqual([100, 202]);
@@ -106,7 +119,8 @@ describe('a body far over 1 MiB sent at full speed (RFC 9112 §9.6)', () => {
     const body = Buffer.alloc(size, 'x');
     const socket = await openSocket(t.server.baseUrl);
     const closed = readUntilClosed(socket);
-    socket.write(post(withKey({ ...json, ...(chunked ? { 'Transfer-Encoding': 'chunked' } : { 'Content-Length': size }) })));
+    const framing = chunked ? { 'Transfer-Encoding': 'chunked' } : { 'Content-Length': size };
+    socket.write(post(withKey({ ...json, ...framing })));
     const framed = chunked
       ? Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')])
       : body;
@@ -122,5 +136,23 @@ describe('a body far over 1 MiB sent at full speed (RFC 9112 §9.6)', () => {
     expect(checked(answer).status).toBe(413);
     expect(JSON.parse(answer?.bodyText ?? '')).toMatchObject({ code: 'payload_too_large' });
     expect(t.server.store.listMessages()).toEqual([]);
+  });
+
+  it('closes by itself a connection whose client neither sends the rest nor closes', async () => {
+    const serverSide = new Promise<Socket>((resolve) => t.server.app.server.once('connection', resolve));
+    const socket = await openSocket(t.server.baseUrl, { allowHalfOpen: true });
+    const closedOnServer = new Promise((resolve) => void serverSide.then((s) => s.once('close', resolve)));
+    let text = '';
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+    });
+    const ended = new Promise((resolve) => socket.once('end', resolve));
+    const declared = withKey({ ...json, 'Content-Length': 8 * 1024 * 1024 });
+    socket.write(post(declared, Buffer.alloc(2 * 1024 * 1024)));
+    // Nothing more is sent and the client never closes: only the server's bound on lingering ends this.
+    await ended;
+    await closedOnServer;
+    socket.destroy();
+    expect(parseAnswers(text).map((answer) => answer.status)).toEqual([413]);
   });
 });

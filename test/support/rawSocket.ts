@@ -9,11 +9,15 @@ export interface RawAnswer {
   bodyText: string;
 }
 
-/** A connection to the server at `baseUrl`, open. */
-export function openSocket(baseUrl: string): Promise<Socket> {
+/**
+ * A connection to the server at `baseUrl`, open. With `allowHalfOpen`, the socket does not answer the
+ * server's end of writing by ending its own, as a client that never closes would not.
+ */
+export function openSocket(baseUrl: string, { allowHalfOpen = false } = {}): Promise<Socket> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => resolve(socket)).on('error', reject);
+    const socket = connect({ port: Number(port), host: hostname, allowHalfOpen }, () => resolve(socket));
+    socket.on('error', reject);
   });
 }
 
