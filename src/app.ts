@@ -87,7 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   app.server.maxConnections = http.maxConnections;
-  adaptNodeServer(app.server);
+  adaptNodeServer(app.server, app.log);
   const store = instrument(app, {
     contract,
     store: options.store,

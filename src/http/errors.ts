@@ -2,6 +2,7 @@
 // the HTTP status; unexpected ones become a generic 500 whose details go only to the log.
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { FastifyBaseLogger } from 'fastify';
 import { apiError, type ErrorResult } from '../contract/errorBody.js';
 import { requestIdFor } from './requestId.js';
 
@@ -104,6 +105,7 @@ function expected(result: ErrorResult) {
  * Error body, written straight to the socket. Nothing of the request is echoed: it may hold a key.
  */
 export function writeClientError(
+  this: { log: FastifyBaseLogger } | undefined,
   error: Error & { code?: string; rawPacket?: unknown },
   socket: Socket,
 ): void {
@@ -111,7 +113,11 @@ export function writeClientError(
     socket.destroy(error);
     return;
   }
-  writeRawError(socket, clientErrorAnswer(error), requestIdFor(undefined));
+  const answer = clientErrorAnswer(error);
+  const requestId = requestIdFor(undefined);
+  // Only Node's code for the failure: the raw request may hold a key.
+  this?.log.info({ reqId: requestId, code: error.code, status: answer.status }, 'malformed request refused');
+  writeRawError(socket, answer, requestId);
 }
 
 /** An Error body written on a bare socket, which is then closed: for answers made outside Fastify. */

@@ -3,6 +3,7 @@
 // can read the answer.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { FastifyBaseLogger } from 'fastify';
 import { apiError } from '../contract/errorBody.js';
 import { notImplemented, writeRawError } from './errors.js';
 import { requestIdFor } from './requestId.js';
@@ -12,7 +13,7 @@ export const LINGER_MS = 5_000;
 
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
 
-export function adaptNodeServer(server: Server): void {
+export function adaptNodeServer(server: Server, log: FastifyBaseLogger): void {
   // Node keeps only the first 2,000 fields and drops the rest unseen, so a repeated Authorization or
   // Content-Type could hide behind filler. Their total size is still capped by maxHeaderSize.
   server.maxHeadersCount = 0;
@@ -28,9 +29,11 @@ export function adaptNodeServer(server: Server): void {
       'expectation_failed',
       'The only expectation supported is 100-continue',
     );
+    const requestId = requestIdFor(request.headers['x-request-id']);
+    log.info({ reqId: requestId, status }, 'unsupported Expect refused');
     response
       .writeHead(status, {
-        'X-Request-Id': requestIdFor(request.headers['x-request-id']),
+        'X-Request-Id': requestId,
         'Cache-Control': 'no-store',
         'Content-Type': 'application/json',
         Connection: 'close',
@@ -39,7 +42,9 @@ export function adaptNodeServer(server: Server): void {
   });
   // Node hands CONNECT to this event and, with no listener, drops the connection without a word.
   server.on('connect', (request: IncomingMessage, socket: Socket) => {
-    writeRawError(socket, notImplemented('CONNECT'), requestIdFor(request.headers['x-request-id']));
+    const requestId = requestIdFor(request.headers['x-request-id']);
+    log.info({ reqId: requestId, status: 501 }, 'CONNECT refused');
+    writeRawError(socket, notImplemented('CONNECT'), requestId);
   });
 
   const current = new WeakMap<Socket, IncomingMessage>();

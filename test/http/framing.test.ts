@@ -114,6 +114,8 @@ describe('what Node answers on its own is the Error body', () => {
   ])('%s: %i %s, with X-Request-Id and no-store, echoing nothing', async (_name, status, code, line, fields) => {
     const answer = await only(request(line, ['Host: x\r\n', ...fields]));
     expectErrorBody(answer, status, code);
+    // The id the answer gives is the one to look for in the log.
+    expect(t.server.logs.join('')).toContain(answer.headers.get('x-request-id'));
     expect(answer.bodyText).not.toMatch(/%zz|aaaa|example\.com|Bad Header|tea/);
   });
 
