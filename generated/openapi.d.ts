@@ -158,13 +158,17 @@ export interface components {
          *     | `order_already_shipped` | 409 | the order has shipped and cannot be cancelled |
          *     | `gone` | 410 | the operation is past its sunset |
          *     | `payload_too_large` | 413 | the body is larger than 1 MiB |
-         *     | `bad_request` | 400 | the HTTP request itself is malformed |
+         *     | `uri_too_long` | 414 | the request target is longer than the server's limit (16 KiB); the connection is closed |
+         *     | `unsupported_content_encoding` | 415 | the body has a `Content-Encoding` other than `identity` (see `Accept-Encoding`) |
+         *     | `expectation_failed` | 417 | an `Expect` other than `100-continue`; the connection is closed |
+         *     | `bad_request` | 400 | the HTTP request itself is malformed: unparsable, no `Host` or more than one, or a malformed percent-escape in the path |
          *     | `request_timeout` | 408 | the request did not arrive in time; the connection is closed |
          *     | `idempotency_key_in_use` | 409 | a request with this `Idempotency-Key` is still being processed; retry |
          *     | `idempotency_key_reused` | 422 | this `Idempotency-Key` was used with a different request body |
          *     | `too_many_requests` | 429 | a rate limit was reached; see `Retry-After` |
          *     | `headers_too_large` | 431 | the request headers exceed the server's limit (16 KiB) |
          *     | `internal_error` | 500 | an unexpected error; details are in the server log under the request id |
+         *     | `not_implemented` | 501 | a transfer coding other than `chunked`, or the `CONNECT` method; the connection is closed |
          *     | `service_unavailable` | 503 | the server is shutting down, its database is busy, or it is sending as many long lists as it allows; retry after `Retry-After` |
          *     | `storage_unavailable` | 503 | the database's disk is full, read-only or failing; nothing was written; retry later |
          *
@@ -360,6 +364,11 @@ export interface components {
          */
         IdempotentReplayed: "true";
         /**
+         * @description The content codings the server accepts in a request body (RFC 9110 §12.5.3); `identity` alone means none.
+         * @example identity
+         */
+        AcceptEncoding: "identity";
+        /**
          * @description When the operation was deprecated, as a structured-field date: `@` and Unix seconds (RFC 9745).
          * @example @1767225600
          */
@@ -528,7 +537,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description A JSON object with one field, `message`. `Content-Type` must be `application/json`, sent once (`charset=utf-8` is the one parameter allowed). At most 1 MiB. The body must be I-JSON (RFC 7493): no member name twice in one object and no unpaired surrogate escape such as `\ud800` in a string, else `400 invalid_json`. */
+        /** @description A JSON object with one field, `message`. `Content-Type` must be `application/json`, sent once (`charset=utf-8` is the one parameter allowed). At most 1 MiB, with no content coding (`Content-Encoding` absent or `identity`). The body must be I-JSON (RFC 7493): no member name twice in one object and no unpaired surrogate escape such as `\ud800` in a string, else `400 invalid_json`. */
         requestBody: {
             content: {
                 /**
@@ -592,6 +601,24 @@ export interface operations {
                      *       "code": "payload_too_large",
                      *       "message": "The request body is larger than 1048576 bytes",
                      *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body has a `Content-Encoding` other than `identity`; the server decodes no content coding (RFC 9110 §15.5.16). Nothing was stored. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Accept-Encoding": components["headers"]["AcceptEncoding"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_content_encoding",
+                     *       "message": "The request body must not be content-coded (Content-Encoding: identity only)",
+                     *       "status": 415
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

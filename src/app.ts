@@ -18,8 +18,10 @@ import { registerDocs } from './docs/routes.js';
 import { API_ROOT, createBackend, type Exchange } from './http/backend.js';
 import { errorResultFor, writeClientError } from './http/errors.js';
 import { limitConnections } from './http/connections.js';
+import { framingError } from './http/framing.js';
 import { serializeRequest } from './http/logRedaction.js';
 import { readOnlyRoute } from './http/methods.js';
+import { adaptNodeServer } from './http/nodeServer.js';
 import { RequestQuotas } from './http/quotas.js';
 import { send, toWire } from './http/reply.js';
 import { singleHeader } from './http/rawHeaders.js';
@@ -80,14 +82,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     keepAliveTimeout: http.keepAliveTimeoutMs,
     connectionTimeout: http.idleTimeoutMs,
     http: {
+      // Node's own answer to a missing Host is an empty 400; framing.ts answers it with the Error body.
+      requireHostHeader: false,
       headersTimeout: http.headersTimeoutMs,
       // Node looks for late headers and bodies only this often (30 s by default), which would let a
       // slow client keep its socket far past headersTimeout.
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(http.headersTimeoutMs / 4))),
     },
     clientErrorHandler: writeClientError,
+    // Fastify's errors before routing (a malformed percent-escape) come before the onRequest hook.
     frameworkErrors: (error, request, reply) => {
-      reply.header('X-Request-Id', request.id);
+      reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
       // A malformed escape in /v1/pets/%zz is still an answer of getPetById: every answer of a deprecated
       // operation carries its headers, and after the sunset it is 410 like any other.
       const policy = deprecatedOperation(request.method, request.url);
@@ -98,6 +103,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   limitConnections(app.server, http.maxConnections);
+  adaptNodeServer(app.server, app.log);
   const store = instrument(app, {
     contract,
     store: options.store,
@@ -111,6 +117,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     // Answers are for one authenticated caller, or refusals: no cache may keep any of them.
     reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
+    const malformed = framingError(request.raw);
+    if (malformed) {
+      // Refused before any check, but still an answer of the operation the path names, if deprecated.
+      const policy = deprecatedOperation(request.method, request.url);
+      if (policy) reply.headers(policy.headers);
+      return send(reply, toWire(malformed));
+    }
     // Fastify refuses a malformed Content-Type (415) before any route runs, which would answer before
     // authentication. The header is kept aside and the body handed over unparsed; http/body.ts judges it
     // once the caller is known. Sent twice, it declares nothing usable.

@@ -1,6 +1,6 @@
 // Every request to /v1 goes through the API's documented order of checks:
 //   routing (404/405) → sunset (410) → failed-auth quota of the address (429) → bearer auth (401) →
-//   quota of the key (429) → body (413/400) → contract validation (400) → handler.
+//   quota of the key (429) → body (413/415/400) → contract validation (400) → handler.
 // openapi-backend holds the operation table and the compiled validators. Each operation also gets a Fastify
 // route of its own (`routes`), which runs those stages directly: openapi-backend's per-request matching and
 // request normalizing cost more than everything else in a small request. Whatever no such route takes
@@ -23,6 +23,7 @@ import { readJsonBody } from './body.js';
 import { entityTag, matchesIfNoneMatch } from './conditional.js';
 import { ApiError } from './errors.js';
 import { allowedMethodsOf, methodNotAllowed } from './methods.js';
+import { sendContinue } from './nodeServer.js';
 import { invalidIntegerParameter } from './parameters.js';
 import { singleHeader } from './rawHeaders.js';
 import type { RequestQuotas } from './quotas.js';
@@ -284,16 +285,18 @@ function unauthorized(request: FastifyRequest): WireResponse {
 async function checkPathAndReadBody(
   definition: OpenAPIV3.OperationObject,
   rawPathParams: Record<string, unknown>,
-  { request, apiRequest, contentType }: Exchange,
+  { request, reply, apiRequest, contentType }: Exchange,
 ): Promise<void> {
   const invalid = invalidIntegerParameter(definition, rawPathParams);
   if (invalid) throw new ApiError(invalid);
   if (definition.requestBody) {
-    apiRequest.body = await readJsonBody(
-      request.body as Readable | undefined,
+    apiRequest.body = await readJsonBody({
+      payload: request.body as Readable | undefined,
       contentType,
-      request.headers['content-length'],
-    );
+      contentLength: request.headers['content-length'],
+      contentEncoding: request.headers['content-encoding'],
+      beforeReading: () => sendContinue(request.raw, reply.raw),
+    });
   }
 }
 

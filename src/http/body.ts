@@ -1,9 +1,16 @@
-// Reads and decodes a JSON request body, after authentication: size first, then media type, then JSON.
+// Reads and decodes a JSON request body, after authentication: size first, then content coding, then
+// media type, then JSON.
 import type { Readable } from 'node:stream';
 import secureJsonParse from 'secure-json-parse';
 import { apiError } from '../contract/errorBody.js';
 import { firstDuplicateKey } from './duplicateKeys.js';
-import { ApiError, MAX_BODY_BYTES, payloadTooLarge, unsupportedContentType } from './errors.js';
+import {
+  ApiError,
+  MAX_BODY_BYTES,
+  payloadTooLarge,
+  unsupportedContentEncoding,
+  unsupportedContentType,
+} from './errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -15,14 +22,33 @@ export function isJsonContentType(contentType: string | undefined): boolean {
   return parameters.every((parameter) => parameter === '' || /^charset="?utf-8"?$/.test(parameter));
 }
 
-export async function readJsonBody(
-  payload: Readable | undefined,
-  contentType: string | undefined,
-  contentLength: string | undefined,
-): Promise<unknown> {
+/** No coding but `identity` (RFC 9110 §8.4): the server decodes none, and would store the coded bytes. */
+export function isIdentityCoded(contentEncoding: string | undefined): boolean {
+  if (contentEncoding === undefined) return true;
+  return contentEncoding.split(',').every((coding) => ['', 'identity'].includes(coding.trim().toLowerCase()));
+}
+
+export interface RequestBody {
+  payload: Readable | undefined;
+  contentType: string | undefined;
+  contentLength: string | undefined;
+  contentEncoding: string | undefined;
+  /** Called once every check on the headers has passed, just before the body is read. */
+  beforeReading: () => void;
+}
+
+export async function readJsonBody({
+  payload,
+  contentType,
+  contentLength,
+  contentEncoding,
+  beforeReading,
+}: RequestBody): Promise<unknown> {
   if (contentLength !== undefined && Number(contentLength) > MAX_BODY_BYTES)
     throw new ApiError(payloadTooLarge());
+  if (!isIdentityCoded(contentEncoding)) throw new ApiError(unsupportedContentEncoding());
   if (!isJsonContentType(contentType)) throw new ApiError(unsupportedContentType());
+  beforeReading();
   const bytes = payload ? await readAtMost(payload, MAX_BODY_BYTES) : Buffer.alloc(0);
   let text: string;
   try {
@@ -84,15 +110,32 @@ function quoted(name: string): string {
   return json.length <= 66 ? json : `${json.slice(0, 64)}…"`;
 }
 
-async function readAtMost(payload: Readable, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of payload) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new ApiError(payloadTooLarge());
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks, size);
+/**
+ * Stops at `limit` without destroying the request: the rest is read and dropped, so that the connection
+ * closes only after the client has sent it and can read the 413 (see nodeServer.ts).
+ */
+function readAtMost(payload: Readable, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      payload.off('data', onData).off('end', onEnd).off('error', reject);
+      payload.resume();
+      reject(new ApiError(payloadTooLarge()));
+    };
+    const onEnd = () => resolve(Buffer.concat(chunks, size));
+    payload
+      .on('data', onData)
+      .once('end', onEnd)
+      .once('error', reject)
+      // Settles a request the client abandoned; after 'end' this changes nothing.
+      .once('close', () => reject(new Error('The request was closed before its body ended')));
+  });
 }
 
 function invalidJson(reason: string): ApiError {

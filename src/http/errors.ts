@@ -1,7 +1,10 @@
 // The one error shape. Every error, whoever raised it, becomes an Error body here, with `status` equal to
 // the HTTP status; unexpected ones become a generic 500 whose details go only to the log.
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { FastifyBaseLogger } from 'fastify';
 import { apiError, type ErrorResult } from '../contract/errorBody.js';
+import { requestIdFor } from './requestId.js';
 
 /** For the few places that cannot return a result (library hooks); turned into a reply by errorResultFor. */
 export class ApiError extends Error {
@@ -33,6 +36,9 @@ export function errorResultFor(error: unknown): { result: ErrorResult; expected:
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return expected(apiError(400, 'invalid_json', 'The request body is not valid JSON'));
+    // Fastify's own message quotes the raw path, which may carry anything the client put there.
+    case 'FST_ERR_BAD_URL':
+      return expected(apiError(400, 'bad_request', 'The request path has a malformed percent-escape'));
   }
   if (typeof code === 'string' && code.startsWith('SQLITE_')) {
     const outage = storageOutage(code);
@@ -76,41 +82,87 @@ export function unsupportedContentType(): ErrorResult<400> {
   return apiError(400, 'unsupported_content_type', 'Content-Type must be application/json');
 }
 
+/** RFC 9110 §15.5.16: a coding the server cannot decode is 415, and Accept-Encoding says what it can. */
+export function unsupportedContentEncoding(): ErrorResult<415> {
+  return apiError(
+    415,
+    'unsupported_content_encoding',
+    'The request body must not be content-coded (Content-Encoding: identity only)',
+    { 'Accept-Encoding': 'identity' },
+  );
+}
+
+export function notImplemented(what: string): ErrorResult<501> {
+  return apiError(501, 'not_implemented', `${what} is not supported by this server`, { Connection: 'close' });
+}
+
 function expected(result: ErrorResult) {
   return { result, expected: true };
 }
 
 /**
  * Node hands over a request it could not parse as HTTP before Fastify sees it; the answer is still the
- * Error body, written straight to the socket.
+ * Error body, written straight to the socket. Nothing of the request is echoed: it may hold a key.
  */
-export function writeClientError(error: Error & { code?: string }, socket: Socket): void {
+export function writeClientError(
+  this: { log: FastifyBaseLogger } | undefined,
+  error: Error & { code?: string; rawPacket?: unknown },
+  socket: Socket,
+): void {
   if (!socket.writable) {
     socket.destroy(error);
     return;
   }
-  const { status, body, reason } = clientErrorAnswer(error.code);
+  const answer = clientErrorAnswer(error);
+  const requestId = requestIdFor(undefined);
+  // Only Node's code for the failure: the raw request may hold a key.
+  this?.log.info({ reqId: requestId, code: error.code, status: answer.status }, 'malformed request refused');
+  writeRawError(socket, answer, requestId);
+}
+
+/** An Error body written on a bare socket, which is then closed: for answers made outside Fastify. */
+export function writeRawError(
+  socket: Socket,
+  { status, body, headers }: ErrorResult,
+  requestId: string,
+): void {
   const payload = JSON.stringify(body);
+  const extra = Object.entries(headers ?? {})
+    .filter(([name]) => name.toLowerCase() !== 'connection')
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+      `X-Request-Id: ${requestId}\r\nCache-Control: no-store\r\n${extra}` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n` +
+      `Connection: close\r\n\r\n${payload}`,
   );
 }
 
-function clientErrorAnswer(code: string | undefined) {
+function clientErrorAnswer({ code, rawPacket }: { code?: string; rawPacket?: unknown }): ErrorResult {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return {
-        ...apiError(431, 'headers_too_large', 'The request headers are too large'),
-        reason: 'Request Header Fields Too Large',
-      };
+      return isOverlongRequestLine(rawPacket)
+        ? apiError(414, 'uri_too_long', 'The request target is too long')
+        : apiError(431, 'headers_too_large', 'The request headers are too large');
     // Node's headersTimeout and requestTimeout: the request did not arrive in time (a slow client).
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return {
-        ...apiError(408, 'request_timeout', 'The request did not arrive in time'),
-        reason: 'Request Timeout',
-      };
+      return apiError(408, 'request_timeout', 'The request did not arrive in time');
     default:
-      return { ...apiError(400, 'bad_request', 'Malformed HTTP request'), reason: 'Bad Request' };
+      return apiError(400, 'bad_request', 'Malformed HTTP request');
   }
+}
+
+/**
+ * Node counts the request target and the header fields against one limit and reports HPE_HEADER_OVERFLOW
+ * for both; RFC 9112 §3 wants 414 for the first. The data that overflowed is judged: when it starts with a
+ * request line whose target alone reaches the limit, or is not even finished, the target is what is too
+ * long. (A target trickled in many small pieces is still reported as 431.)
+ */
+function isOverlongRequestLine(rawPacket: unknown): boolean {
+  if (!Buffer.isBuffer(rawPacket)) return false;
+  const requestLine = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ ([^ \r\n]*)(.?)/.exec(rawPacket.toString('latin1'));
+  if (!requestLine) return false;
+  const [, target = '', after] = requestLine;
+  return after === '' || target.length >= maxHeaderSize;
 }

@@ -2,7 +2,7 @@
 // silently. A request that sends either twice is ambiguous, so the raw list decides.
 
 /** Every value sent for `name` (lower case), in order, repeated fields included. */
-function headerValues(rawHeaders: readonly string[], name: string): string[] {
+export function headerValues(rawHeaders: readonly string[], name: string): string[] {
   const values: string[] = [];
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     if ((rawHeaders[i] as string).toLowerCase() === name) values.push(rawHeaders[i + 1] as string);

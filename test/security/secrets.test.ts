@@ -265,6 +265,19 @@ describe('a canary key sent down every error path', () => {
       { status: 400, code: 'bad_request', text: `${head}Bad Header\r\n\r\n` },
       { status: 431, code: 'headers_too_large', text: `${head}X-Big: ${'a'.repeat(20_000)}\r\n\r\n` },
       { status: 408, code: 'request_timeout', text: `${head}X-Slow: ` },
+      {
+        status: 414,
+        code: 'uri_too_long',
+        text: `GET /v1/store/orders?${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${canary}\r\n\r\n`,
+      },
+      { status: 417, code: 'expectation_failed', text: `${head}Expect: x\r\n\r\n` },
+      { status: 501, code: 'not_implemented', text: `CONNECT x:443 HTTP/1.1\r\nHost: x:443\r\nAuthorization: Bearer ${canary}\r\n\r\n` },
+      {
+        status: 501,
+        code: 'not_implemented',
+        text: `POST /v1/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${canary}\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n`,
+      },
+      { status: 400, code: 'bad_request', text: `${head}Host: y\r\n\r\n` },
     ];
     const rawCount = 1_000 - answers.length;
     expect(rawCount).toBeGreaterThanOrEqual(raw.length);
@@ -287,6 +300,8 @@ describe('a canary key sent down every error path', () => {
       const [fields = '', body = ''] = reply.split('\r\n\r\n');
       expect(fields, `raw reply ${i}`).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
       expect(fields.toLowerCase(), `raw reply ${i}`).not.toMatch(/\r\n(server|x-powered-by):/);
+      expect(fields.toLowerCase(), `raw reply ${i}`).toContain('\r\ncache-control: no-store');
+      expect(fields.toLowerCase(), `raw reply ${i}`).toMatch(/\r\nx-request-id: /);
       expect(JSON.parse(body), `raw reply ${i}`).toMatchObject({ code, status });
     });
 

@@ -101,7 +101,7 @@ export class CheckedClient {
       bodyText,
     });
     // The 5xx here are caused on purpose, so being one is the only complaint they may have.
-    const unexpected = problems.filter((problem) => !/^server error (500|503)/.test(problem));
+    const unexpected = problems.filter((problem) => !/^server error (500|501|503)/.test(problem));
     expect(unexpected, `${label}: ${method} ${path}`).toEqual([]);
     const answer = { label, operationId, status, headers: received, bodyText, keyKnown };
     this.answers.push(answer);
@@ -227,6 +227,14 @@ export function everyAnswerCases(server: TestServer, key: string, control: Handl
     post({ ...auth, 'Content-Type': ['application/json', 'application/json'] }, '{"message":"hi"}'),
   );
   simple('sendMessage 413', 'sendMessage', 413, 'payload_too_large', true, post(json, 'x'.repeat(1_100_000)));
+  simple(
+    'sendMessage 415',
+    'sendMessage',
+    415,
+    'unsupported_content_encoding',
+    true,
+    post({ ...json, 'Content-Encoding': 'gzip' }, '{"message":"x"}'),
+  );
   add('sendMessage 422', 'sendMessage', 422, 'idempotency_key_reused', true, async (client, label) => {
     const headers = { ...json, 'Idempotency-Key': `reused-${sequence++}` };
     await client.send(`${label} (first use)`, 'sendMessage', true, post(headers, '{"message":"first"}'));
@@ -257,6 +265,12 @@ export function everyAnswerCases(server: TestServer, key: string, control: Handl
     failing(`${operationId} 500`, 500, 'internal_error', new Error('an unexpected failure in the handler'));
     failing(`${operationId} 503 busy`, 503, 'service_unavailable', sqliteError('SQLITE_BUSY'));
     failing(`${operationId} 503 disk`, 503, 'storage_unavailable', sqliteError('SQLITE_FULL'));
+    // A transfer coding the server does not decode, refused before the request is looked at further.
+    simple(`${operationId} 501`, operationId, 501, 'not_implemented', false, {
+      ...of(auth),
+      headers: { ...of(auth).headers, 'Transfer-Encoding': 'gzip, chunked' },
+      body: '',
+    });
   }
 
   // Outside any operation: routing answers before the key is looked at.
