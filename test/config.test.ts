@@ -121,6 +121,7 @@ const NUMERIC_RANGES: [variable: string, refused: string, range: string][] = [
   ['HTTP_IDLE_TIMEOUT_MS', '1000000000', 'from 1 to 999999999'],
   ['HTTP_MAX_CONNECTIONS', '0', 'from 1 to 999999999'],
   ['STOP_TIMEOUT_MS', '1000000000', 'from 1 to 999999999'],
+  ['MAX_STREAMED_LISTS', '0', 'from 1 to 999999999'],
   ['DEPRECATED_CALLS_FLUSH_SECONDS', '3601', 'from 1 to 3600'],
 ];
 
