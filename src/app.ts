@@ -60,6 +60,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     deprecationPolicies(operationsOf(contract.document)),
     API_ROOT,
   );
+  /** An answer made before routing is still an answer of the deprecated operation its path names. */
+  const markDeprecated = (request: FastifyRequest, reply: FastifyReply) => {
+    const policy = deprecatedOperation(request.method, request.url);
+    if (policy) reply.headers(policy.headers);
+    return policy;
+  };
   const app = Fastify({
     logger: {
       level: options.logLevel ?? 'info',
@@ -93,10 +99,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Fastify's errors before routing (a malformed percent-escape) come before the onRequest hook.
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
-      // A malformed escape in /v1/pets/%zz is still an answer of getPetById: every answer of a deprecated
-      // operation carries its headers, and after the sunset it is 410 like any other.
-      const policy = deprecatedOperation(request.method, request.url);
-      if (policy) reply.headers(policy.headers);
+      // A malformed escape in /v1/pets/%zz is still an answer of getPetById: it carries the operation's
+      // headers, and after the sunset it is 410 like any other.
+      const policy = markDeprecated(request, reply);
       const result = policy && isPastSunset(policy, now()) ? gone(policy) : errorResultFor(error).result;
       send(reply, toWire(result));
     },
@@ -119,9 +124,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
     const malformed = framingError(request.raw);
     if (malformed) {
-      // Refused before any check, but still an answer of the operation the path names, if deprecated.
-      const policy = deprecatedOperation(request.method, request.url);
-      if (policy) reply.headers(policy.headers);
+      // Refused before any check, the sunset included.
+      markDeprecated(request, reply);
       return send(reply, toWire(malformed));
     }
     // Fastify refuses a malformed Content-Type (415) before any route runs, which would answer before

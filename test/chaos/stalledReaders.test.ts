@@ -2,8 +2,8 @@
 // the list is far larger than the socket buffers, so the server really is left holding it. Each stalled
 // stream pins a snapshot of the database, a SQLite connection and its buffers; the server must bound how
 // many there are, cut each off after HTTP_IDLE_TIMEOUT_MS, and give everything back when clients leave.
-import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_HTTP_LIMITS } from '../../src/config.js';
 import { JOURNAL_SIZE_LIMIT_BYTES } from '../../src/store/sqlite/open.js';
 import { prepareDatabase, writeReport } from '../support/faults.js';
-import { request as httpRequest } from 'node:http';
 import { assertHonoursContract } from '../support/contract.js';
 import { type ServerProcess, spawnServer } from '../support/processes.js';
 
