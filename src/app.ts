@@ -11,11 +11,11 @@ import {
   type RateLimits,
 } from './config.js';
 import { deprecatedOperationAt, deprecationPolicies, gone, isPastSunset } from './contract/deprecation.js';
-import { type Contract, operationsOf } from './contract/document.js';
+import { API_ROOT, type Contract, operationsOf } from './contract/document.js';
 import { apiError } from './contract/errorBody.js';
 import type { Handlers } from './contract/types.js';
 import { registerDocs } from './docs/routes.js';
-import { API_ROOT, createBackend, type Exchange } from './http/backend.js';
+import { createBackend, type Exchange } from './http/backend.js';
 import { errorResultFor, writeClientError } from './http/errors.js';
 import { limitConnections } from './http/connections.js';
 import { framingError } from './http/framing.js';

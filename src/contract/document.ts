@@ -3,6 +3,9 @@ import { readFileSync } from 'node:fs';
 import type { OpenAPIV3 } from 'openapi-types';
 import { parse } from 'yaml';
 
+/** The base path of every operation: the path of the contract's server URL. */
+export const API_ROOT = '/v1';
+
 export const CONTRACT_PATH = new URL('../../openapi.yaml', import.meta.url);
 
 export interface Contract {

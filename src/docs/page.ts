@@ -1,5 +1,5 @@
 // The /docs page: Scalar's API reference over the served contract, with nothing fetched from elsewhere.
-import { API_ROOT } from '../http/backend.js';
+import { API_ROOT } from '../contract/document.js';
 import { ASSETS_PATH, type DocsAssets } from './assets.js';
 
 /**

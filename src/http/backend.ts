@@ -14,13 +14,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Request as ApiRequest, type Context, OpenAPIBackend } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
 import { type DeprecationPolicy, deprecationPolicies, gone, isPastSunset } from '../contract/deprecation.js';
-import { type Contract, operationsOf } from '../contract/document.js';
+import { API_ROOT, type Contract, operationsOf } from '../contract/document.js';
 import { apiError } from '../contract/errorBody.js';
 import type { Dependencies, Handlers, OperationId } from '../contract/types.js';
 import type { Principal, Store } from '../store/store.js';
 import { authenticate, WWW_AUTHENTICATE } from './auth.js';
 import { readJsonBody } from './body.js';
-import { entityTag, matchesIfNoneMatch } from './conditional.js';
+import { conditionalGet, supportsConditionalGet } from './conditional.js';
 import { ApiError } from './errors.js';
 import { allowedMethodsOf, methodNotAllowed } from './methods.js';
 import { sendContinue } from './nodeServer.js';
@@ -28,8 +28,7 @@ import { invalidIntegerParameter } from './parameters.js';
 import { singleHeader } from './rawHeaders.js';
 import type { RequestQuotas } from './quotas.js';
 import { type ResultValue, toWire, type WireResponse } from './reply.js';
-
-export const API_ROOT = '/v1';
+import { describeValidationErrors } from './validation.js';
 
 /** What openapi-backend hands every stage for one request. */
 export interface Exchange {
@@ -324,39 +323,4 @@ function hasAnythingToValidate(
     (parameter) =>
       parameter.in === 'path' || (parameter.in === 'header' && parameter.name.toLowerCase() in headers),
   );
-}
-
-/** An operation whose 200 documents an ETag and which documents a 304 answers If-None-Match. */
-function supportsConditionalGet(definition: OpenAPIV3.OperationObject): boolean {
-  const ok = definition.responses['200'] as OpenAPIV3.ResponseObject | undefined;
-  return Boolean(ok?.headers?.ETag && definition.responses['304']);
-}
-
-function conditionalGet(wire: WireResponse, ifNoneMatch: string | undefined): WireResponse {
-  if (wire.status !== 200) return wire;
-  // A streamed body is not known before it is sent, so its tag is its version.
-  const etag = wire.stream ? `"${wire.stream.version}"` : wire.payload && entityTag(wire.payload);
-  if (!etag) return wire;
-  if (matchesIfNoneMatch(ifNoneMatch, etag)) return { status: 304, headers: { ...wire.headers, ETag: etag } };
-  return { ...wire, headers: { ...wire.headers, ETag: etag } };
-}
-
-function describeValidationErrors(errors: ErrorObject[]): string {
-  // openapi-backend adds a `parse` error for any non-object JSON body; the body was already parsed by us,
-  // so the schema's own complaint ("must be object") is the useful one.
-  const error = errors.find(({ keyword }) => keyword !== 'parse');
-  if (!error) return 'The request does not match the contract';
-  const params = error.params as { additionalProperty?: string; missingProperty?: string };
-  if (params.missingProperty === 'requestBody') return 'body: is required';
-  const detail = params.additionalProperty
-    ? `must not have the property "${params.additionalProperty}"`
-    : (error.message ?? 'is invalid');
-  return `${fieldOf(error.instancePath)}: ${detail}`;
-}
-
-/** `/requestBody/message` → `body.message`, `/path/orderId` → `orderId`, `/query` → `query`. */
-function fieldOf(instancePath: string): string {
-  const [, part = '', ...rest] = instancePath.split('/');
-  if (part === 'requestBody') return ['body', ...rest].join('.');
-  return rest.length > 0 ? rest.join('.') : part || 'request';
 }
