@@ -2,7 +2,7 @@
 // `deprecated: true`. The instants come from `x-deprecated-at` and `x-sunset`; the link from `externalDocs`.
 import type { OpenAPIV3 } from 'openapi-types';
 import { ContractError, type ContractOperation } from './document.js';
-import { apiError, type ErrorResult } from './errorBody.js';
+import { apiError, type ErrorAnswer } from './errorBody.js';
 
 export interface DeprecationPolicy {
   operationId: string;
@@ -43,14 +43,10 @@ export function deprecatedOperationAt(
   };
 }
 
-/** The answer of a deprecated operation strictly after its sunset. */
-export function gone(policy: DeprecationPolicy): ErrorResult<410> {
-  const sunset = policy.sunsetAt?.toISOString();
-  return apiError(410, 'gone', `${policy.operationId} was removed at its sunset, ${sunset}`);
-}
-
-export function isPastSunset(policy: DeprecationPolicy, now: Date): boolean {
-  return policy.sunsetAt !== undefined && now.getTime() > policy.sunsetAt.getTime();
+/** The 410 of a deprecated operation strictly after its sunset; nothing before it. */
+export function refuseAfterSunset(policy: DeprecationPolicy | undefined, now: Date): ErrorAnswer<410> | undefined {
+  if (policy?.sunsetAt === undefined || now.getTime() <= policy.sunsetAt.getTime()) return undefined;
+  return apiError('gone', `${policy.operationId} was removed at its sunset, ${policy.sunsetAt.toISOString()}`);
 }
 
 function policyFor({ operationId, method, path, definition: operation }: ContractOperation): DeprecationPolicy {

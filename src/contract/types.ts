@@ -1,7 +1,6 @@
-// Strict handler types derived from generated/: a handler can only return a status the contract documents
-// for its operation, with that status's body, so an undocumented answer fails `tsc`.
+// Strict operation types derived from generated/: an operation can only answer a status the contract
+// documents for it, with that status's body, so an undocumented answer fails `tsc`.
 import type { operations } from '../../generated/openapi.js';
-import type { Principal, Store } from '../store/store.js';
 import type { StreamedArray } from './streamedArray.js';
 
 export type OperationId = keyof operations;
@@ -18,7 +17,7 @@ type ResultFor<Response, Status> = Response extends { content: { 'application/js
     }
   : { status: Status; body?: undefined; headers?: Record<string, string> };
 
-export type Result<Op extends OperationId> = {
+export type OperationAnswer<Op extends OperationId> = {
   [Status in DocumentedStatus<Op>]: ResultFor<Responses<Op>[Status], Status>;
 }[DocumentedStatus<Op>];
 
@@ -38,16 +37,3 @@ export interface Input<Op extends OperationId> {
   /** The operation's header parameters, by their names in the contract. */
   headers: Parameters<Op>['header'];
 }
-
-export interface Dependencies {
-  store: Store;
-  principal: Principal;
-  now: () => Date;
-}
-
-export type Handler<Op extends OperationId> = (
-  input: Input<Op>,
-  dependencies: Dependencies,
-) => Result<Op> | Promise<Result<Op>>;
-
-export type Handlers = { [Op in OperationId]: Handler<Op> };

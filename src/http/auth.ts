@@ -1,6 +1,7 @@
 // Bearer authentication: parse the header, refuse malformed keys before any lookup, and compare digests
 // in constant time. The key itself is never kept, logged or compared as text.
 import { timingSafeEqual } from 'node:crypto';
+import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
 import { isWellFormedKey, keyDigest } from '../keys.js';
 import type { Principal, Store } from '../store/store.js';
 
@@ -22,4 +23,21 @@ export function authenticate(header: string | undefined, store: Store): Principa
   // comparison is still constant-time so no code path compares secrets byte by byte.
   if (!key || key.digest.length !== digest.length || !timingSafeEqual(key.digest, digest)) return undefined;
   return { accountId: key.accountId, keyId: key.keyId };
+}
+
+/** RFC 6750 §2.3 lets a bearer token travel as `access_token` in the query; this API does not. */
+export function sendsKeyInUrl(query: unknown): boolean {
+  return Object.hasOwn(query as object, 'access_token');
+}
+
+const MISSING_KEY = unauthorized('A valid API key is required');
+const KEY_IN_URL = unauthorized('Send the API key in the Authorization header, not in the URL');
+
+/** The 401 of a request whose key is missing, wrong or sent in the URL. */
+export function refusedKey(query: unknown): ErrorAnswer<401> {
+  return sendsKeyInUrl(query) ? KEY_IN_URL : MISSING_KEY;
+}
+
+function unauthorized(message: string): ErrorAnswer<401> {
+  return apiError('unauthorized', message, { 'WWW-Authenticate': WWW_AUTHENTICATE });
 }

@@ -1,9 +1,13 @@
 // Reads and decodes a JSON request body, after authentication: size first, then content coding, then
 // media type, then JSON.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
 import secureJsonParse from 'secure-json-parse';
-import { apiError } from '../contract/errorBody.js';
+import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
 import { firstDuplicateKey } from './duplicateKeys.js';
+import { singleHeader } from './rawHeaders.js';
+import { sendContinue } from './nodeServer.js';
 import {
   ApiError,
   MAX_BODY_BYTES,
@@ -35,6 +39,35 @@ export interface RequestBody {
   contentEncoding: string | undefined;
   /** Called once every check on the headers has passed, just before the body is read. */
   beforeReading: () => void;
+}
+
+/**
+ * The body stage: the body of an operation that takes one, read once the caller is known, or the refusal
+ * that says why it cannot be read. `response` gets the 100 Continue a waiting client needs.
+ */
+export async function operationBody(
+  request: FastifyRequest,
+  response: ServerResponse,
+): Promise<{ body: unknown } | { refusal: ErrorAnswer }> {
+  const { headers, raw } = request;
+  try {
+    const body = await readJsonBody({
+      payload: request.body as Readable | undefined,
+      contentType: declaredContentType(raw),
+      contentLength: headers['content-length'],
+      contentEncoding: headers['content-encoding'],
+      beforeReading: () => sendContinue(raw, response),
+    });
+    return { body };
+  } catch (error) {
+    if (error instanceof ApiError) return { refusal: error.answer };
+    throw error;
+  }
+}
+
+/** Sent twice, a Content-Type declares nothing usable. */
+export function declaredContentType(request: IncomingMessage): string | undefined {
+  return singleHeader(request.rawHeaders, 'content-type');
 }
 
 export async function readJsonBody({
@@ -139,5 +172,5 @@ function readAtMost(payload: Readable, limit: number): Promise<Buffer> {
 }
 
 function invalidJson(reason: string): ApiError {
-  return new ApiError(apiError(400, 'invalid_json', `The request body ${reason}`));
+  return new ApiError(apiError('invalid_json', `The request body ${reason}`));
 }

@@ -1,7 +1,9 @@
 // Strong ETags over the serialized body, and If-None-Match matching (RFC 9110 section 13.1.2).
 import { createHash } from 'node:crypto';
 import type { OpenAPIV3 } from 'openapi-types';
-import type { WireResponse } from './reply.js';
+import type { Answer } from '../contract/answer.js';
+import { isStreamedArray } from '../contract/streamedArray.js';
+import { serialize } from './reply.js';
 
 let lastTagged: { body: string | Buffer; tag: string } | undefined;
 
@@ -27,12 +29,15 @@ export function supportsConditionalGet(definition: OpenAPIV3.OperationObject): b
   return Boolean(ok?.headers?.ETag && definition.responses['304']);
 }
 
-/** A 200 gets its ETag; one that the client already has becomes 304 with no body. */
-export function conditionalGet(wire: WireResponse, ifNoneMatch: string | undefined): WireResponse {
-  if (wire.status !== 200) return wire;
+/**
+ * A 200 gets its ETag, and its body is serialized to compute it; one the client already has becomes 304
+ * with no body.
+ */
+export function conditionalGet(answer: Answer, ifNoneMatch: string | undefined): Answer {
+  if (answer.status !== 200 || answer.body === undefined) return answer;
   // A streamed body is not known before it is sent, so its tag is its version.
-  const etag = wire.stream ? `"${wire.stream.version}"` : wire.payload && entityTag(wire.payload);
-  if (!etag) return wire;
-  if (matchesIfNoneMatch(ifNoneMatch, etag)) return { status: 304, headers: { ...wire.headers, ETag: etag } };
-  return { ...wire, headers: { ...wire.headers, ETag: etag } };
+  const body = isStreamedArray(answer.body) ? answer.body : serialize(answer.body);
+  const etag = isStreamedArray(body) ? `"${body.version}"` : entityTag(body);
+  const headers = { ...answer.headers, ETag: etag };
+  return matchesIfNoneMatch(ifNoneMatch, etag) ? { status: 304, headers } : { status: 200, headers, body };
 }

@@ -3,25 +3,25 @@
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
-import { apiError, type ErrorResult } from '../contract/errorBody.js';
+import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
 import { requestIdFor } from './requestId.js';
 
-/** For the few places that cannot return a result (library hooks); turned into a reply by errorResultFor. */
+/** For the places that cannot return an answer (a body reader deep in a stream); see errorAnswerFor. */
 export class ApiError extends Error {
   override name = 'ApiError';
 
-  constructor(readonly result: ErrorResult) {
-    super(result.body.message);
+  constructor(readonly answer: ErrorAnswer) {
+    super(answer.body.message);
   }
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-const INTERNAL = apiError(500, 'internal_error', 'An unexpected error occurred');
+const INTERNAL = apiError('internal_error', 'An unexpected error occurred');
 
 /** `expected` is false when the error is a bug or an outage that belongs in the error log. */
-export function errorResultFor(error: unknown): { result: ErrorResult; expected: boolean } {
-  if (error instanceof ApiError) return { result: error.result, expected: true };
+export function errorAnswerFor(error: unknown): { answer: ErrorAnswer; expected: boolean } {
+  if (error instanceof ApiError) return { answer: error.answer, expected: true };
   const { code, statusCode, message } = (error ?? {}) as {
     code?: unknown;
     statusCode?: unknown;
@@ -35,69 +35,67 @@ export function errorResultFor(error: unknown): { result: ErrorResult; expected:
       return expected(unsupportedContentType());
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return expected(apiError(400, 'invalid_json', 'The request body is not valid JSON'));
+      return expected(apiError('invalid_json', 'The request body is not valid JSON'));
     // Fastify's own message quotes the raw path, which may carry anything the client put there.
     case 'FST_ERR_BAD_URL':
-      return expected(apiError(400, 'bad_request', 'The request path has a malformed percent-escape'));
+      return expected(apiError('bad_request', 'The request path has a malformed percent-escape'));
   }
   if (typeof code === 'string' && code.startsWith('SQLITE_')) {
     const outage = storageOutage(code);
-    if (outage) return { result: outage, expected: false };
+    if (outage) return { answer: outage, expected: false };
   }
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
     const text = typeof message === 'string' && message !== '' ? message : 'Bad request';
-    return expected(apiError(statusCode, statusCode === 404 ? 'not_found' : 'bad_request', text));
+    return expected(statusCode === 404 ? apiError('not_found', text) : apiError('bad_request', text));
   }
   if (statusCode === 503)
-    return expected(apiError(503, 'service_unavailable', 'The server is shutting down'));
-  return { result: INTERNAL, expected: false };
+    return expected(apiError('service_unavailable', 'The server is shutting down'));
+  return { answer: INTERNAL, expected: false };
 }
 
 /**
  * SQLite failures that pass: another process's lock, or a disk that is full, read-only or failing. Nothing
  * of the request was written, so the client may retry. Anything else (a corrupt file) stays a 500.
  */
-function storageOutage(code: string): ErrorResult<503> | undefined {
+function storageOutage(code: string): ErrorAnswer<503> | undefined {
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return apiError(503, 'service_unavailable', 'The database is busy; retry shortly', {
+    return apiError('service_unavailable', 'The database is busy; retry shortly', {
       'Retry-After': '1',
     });
   }
   const storage = ['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN'];
   if (storage.some((prefix) => code.startsWith(prefix))) {
-    return apiError(503, 'storage_unavailable', 'The database cannot be written to right now; retry later', {
+    return apiError('storage_unavailable', 'The database cannot be written to right now; retry later', {
       'Retry-After': '5',
     });
   }
   return undefined;
 }
 
-export function payloadTooLarge(): ErrorResult<413> {
-  return apiError(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes`, {
+export function payloadTooLarge(): ErrorAnswer<413> {
+  return apiError('payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes`, {
     Connection: 'close',
   });
 }
 
-export function unsupportedContentType(): ErrorResult<400> {
-  return apiError(400, 'unsupported_content_type', 'Content-Type must be application/json');
+export function unsupportedContentType(): ErrorAnswer<400> {
+  return apiError('unsupported_content_type', 'Content-Type must be application/json');
 }
 
 /** RFC 9110 §15.5.16: a coding the server cannot decode is 415, and Accept-Encoding says what it can. */
-export function unsupportedContentEncoding(): ErrorResult<415> {
-  return apiError(
-    415,
-    'unsupported_content_encoding',
+export function unsupportedContentEncoding(): ErrorAnswer<415> {
+  return apiError('unsupported_content_encoding',
     'The request body must not be content-coded (Content-Encoding: identity only)',
     { 'Accept-Encoding': 'identity' },
   );
 }
 
-export function notImplemented(what: string): ErrorResult<501> {
-  return apiError(501, 'not_implemented', `${what} is not supported by this server`, { Connection: 'close' });
+export function notImplemented(what: string): ErrorAnswer<501> {
+  return apiError('not_implemented', `${what} is not supported by this server`, { Connection: 'close' });
 }
 
-function expected(result: ErrorResult) {
-  return { result, expected: true };
+function expected(answer: ErrorAnswer) {
+  return { answer, expected: true };
 }
 
 /**
@@ -123,7 +121,7 @@ export function writeClientError(
 /** An Error body written on a bare socket, which is then closed: for answers made outside Fastify. */
 export function writeRawError(
   socket: Socket,
-  { status, body, headers }: ErrorResult,
+  { status, body, headers }: ErrorAnswer,
   requestId: string,
 ): void {
   const payload = JSON.stringify(body);
@@ -139,17 +137,17 @@ export function writeRawError(
   );
 }
 
-function clientErrorAnswer({ code, rawPacket }: { code?: string; rawPacket?: unknown }): ErrorResult {
+function clientErrorAnswer({ code, rawPacket }: { code?: string; rawPacket?: unknown }): ErrorAnswer {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
       return isOverlongRequestLine(rawPacket)
-        ? apiError(414, 'uri_too_long', 'The request target is too long')
-        : apiError(431, 'headers_too_large', 'The request headers are too large');
+        ? apiError('uri_too_long', 'The request target is too long')
+        : apiError('headers_too_large', 'The request headers are too large');
     // Node's headersTimeout and requestTimeout: the request did not arrive in time (a slow client).
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return apiError(408, 'request_timeout', 'The request did not arrive in time');
+      return apiError('request_timeout', 'The request did not arrive in time');
     default:
-      return apiError(400, 'bad_request', 'Malformed HTTP request');
+      return apiError('bad_request', 'Malformed HTTP request');
   }
 }
 

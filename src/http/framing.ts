@@ -1,16 +1,16 @@
 // Message framing Node's parser lets through but HTTP/1.1 does not: a missing or repeated Host, and transfer
 // codings other than chunked. Judged on every request, before routing, as a malformed request would be.
 import type { IncomingMessage } from 'node:http';
-import { apiError, type ErrorResult } from '../contract/errorBody.js';
+import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
 import { notImplemented } from './errors.js';
 import { headerValues } from './rawHeaders.js';
 
-export function framingError(request: IncomingMessage): ErrorResult | undefined {
+export function framingError(request: IncomingMessage): ErrorAnswer | undefined {
   const hosts = headerValues(request.rawHeaders, 'host');
   // RFC 9112 §3.2: an HTTP/1.1 request needs exactly one Host; HTTP/1.0 may leave it out.
   const needsHost = request.httpVersion !== '1.0';
   if (hosts.length > 1 || (needsHost && hosts.length === 0)) {
-    return apiError(400, 'bad_request', 'A request must carry exactly one Host field', {
+    return apiError('bad_request', 'A request must carry exactly one Host field', {
       Connection: 'close',
     });
   }

@@ -2,8 +2,8 @@
 // own read-only paths (probes, the contract's files, the API reference, /metrics).
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { ContractOperation } from '../contract/document.js';
-import { apiError, type ErrorResult } from '../contract/errorBody.js';
-import { send, toWire } from './reply.js';
+import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
+import { send } from './reply.js';
 
 export type AllowedMethods = (path: string) => string[];
 
@@ -21,9 +21,11 @@ export function allowedMethodsOf(operations: ContractOperation[]): AllowedMethod
   return (path) => [...templates.values()].find(({ pattern }) => pattern.test(path))?.methods ?? [];
 }
 
-export function methodNotAllowed(method: string, allowed: string[]): ErrorResult<405> {
+export const NO_SUCH_PATH = apiError('not_found', 'No such path');
+
+export function methodNotAllowed(method: string, allowed: string[]): ErrorAnswer<405> {
   const allow = allowed.join(', ');
-  return apiError(405, 'method_not_allowed', `${method} is not allowed here; use ${allow}`, { Allow: allow });
+  return apiError('method_not_allowed', `${method} is not allowed here; use ${allow}`, { Allow: allow });
 }
 
 const READ_ONLY = ['GET', 'HEAD'];
@@ -38,6 +40,6 @@ export function readOnlyRoute(app: FastifyInstance, url: string, handler: RouteH
   app.route({
     method: app.supportedMethods.filter((method) => !READ_ONLY.includes(method)),
     url,
-    handler: (request, reply) => send(reply, toWire(methodNotAllowed(request.method, READ_ONLY))),
+    handler: (request, reply) => send(reply, methodNotAllowed(request.method, READ_ONLY)),
   });
 }

@@ -4,7 +4,7 @@
 // leading zeros, as the contract's `integer` allows), whose value is within the schema's minimum and
 // maximum and the format's range.
 import type { OpenAPIV3 } from 'openapi-types';
-import { apiError, type ErrorResult } from '../contract/errorBody.js';
+import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
 
 const INT64: [bigint, bigint] = [-(2n ** 63n), 2n ** 63n - 1n];
 const RANGES: Record<string, [bigint, bigint]> = { int32: [-(2n ** 31n), 2n ** 31n - 1n], int64: INT64 };
@@ -13,7 +13,7 @@ const RANGES: Record<string, [bigint, bigint]> = { int32: [-(2n ** 31n), 2n ** 3
 export function invalidIntegerParameter(
   operation: OpenAPIV3.OperationObject,
   rawPathParams: Record<string, unknown>,
-): ErrorResult<400> | undefined {
+): ErrorAnswer<400> | undefined {
   for (const parameter of (operation.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
     const schema = parameter.schema as OpenAPIV3.SchemaObject | undefined;
     if (parameter.in !== 'path' || schema?.type !== 'integer') continue;
@@ -21,9 +21,7 @@ export function invalidIntegerParameter(
     const raw = typeof value === 'string' ? value : '';
     const [min, max] = rangeOf(schema);
     if (!/^-?[0-9]+$/.test(raw) || BigInt(raw) < min || BigInt(raw) > max) {
-      return apiError(
-        400,
-        'invalid_request',
+      return apiError('invalid_request',
         `${parameter.name}: must be a whole number from ${min} to ${max} in decimal digits (leading zeros allowed)`,
       );
     }

@@ -1,10 +1,17 @@
 // The two request quotas around authentication: failed attempts per client address (against key guessing),
 // then requests per key. Both are keyed by what the server resolved, the address or the key's id, never by
 // the Authorization text, so no spelling of the header gets a fresh quota.
-import type { FastifyReply } from 'fastify';
 import type { RateLimits } from '../config.js';
-import type { ErrorResult } from '../contract/errorBody.js';
+import type { ErrorAnswer } from '../contract/errorBody.js';
 import { FixedWindowQuota, tooManyRequests } from './rateLimit.js';
+
+/** Where a key's quota stands: headers for every answer to the key, and the refusal once it is spent. */
+export interface KeyUsage {
+  headers: Record<string, string> | undefined;
+  refusal: ErrorAnswer<429> | undefined;
+}
+
+const UNCOUNTED: KeyUsage = { headers: undefined, refusal: undefined };
 
 export class RequestQuotas {
   readonly #authFailures: FixedWindowQuota;
@@ -21,7 +28,7 @@ export class RequestQuotas {
   }
 
   /** An address that failed authentication too often is refused before its key is even looked at. */
-  beforeAuthentication(address: string): ErrorResult<429> | undefined {
+  refuseAddress(address: string): ErrorAnswer<429> | undefined {
     if (!this.#authFailures.enabled) return undefined;
     const state = this.#authFailures.peek(address);
     if (state.allowed) return undefined;
@@ -32,12 +39,11 @@ export class RequestQuotas {
     if (this.#authFailures.enabled) this.#authFailures.hit(address);
   }
 
-  /** Counts the request against its key; every answer to a known key tells where its quota stands. */
-  afterAuthentication(keyId: number, reply: FastifyReply): ErrorResult<429> | undefined {
-    if (!this.#perKey.enabled) return undefined;
+  /** Counts one request against its key. */
+  countKey(keyId: number): KeyUsage {
+    if (!this.#perKey.enabled) return UNCOUNTED;
     const state = this.#perKey.hit(keyId);
-    reply.headers(state.headers);
-    if (state.allowed) return undefined;
-    return tooManyRequests(state, 'Too many requests for this API key; retry later');
+    if (state.allowed) return { headers: state.headers, refusal: undefined };
+    return { headers: state.headers, refusal: tooManyRequests(state, 'Too many requests for this API key; retry later') };
   }
 }

@@ -1,6 +1,6 @@
 // Fixed-window quotas, and the RateLimit / RateLimit-Policy fields of draft-ietf-httpapi-ratelimit-headers-10.
 // Counters live in this process's memory: they start over on restart, and each server process counts alone.
-import { apiError, type ErrorResult } from '../contract/errorBody.js';
+import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
 
 /** Bounds memory against a flood of distinct keys or addresses; see `hit` for what happens beyond it. */
 const MAX_TRACKED = 100_000;
@@ -62,6 +62,6 @@ export class FixedWindowQuota {
   }
 }
 
-export function tooManyRequests(state: QuotaState, message: string): ErrorResult<429> {
-  return apiError(429, 'too_many_requests', message, state.headers);
+export function tooManyRequests(state: QuotaState, message: string): ErrorAnswer<429> {
+  return apiError('too_many_requests', message, state.headers);
 }

@@ -2,7 +2,20 @@
 // Node's own socket timeout is no guard here: it lets a write that moved at all since the last check
 // start a new period, so a stalled response lives up to twice as long as the timeout says.
 import type { ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+
+/** Guards every streamed answer of `app`; one warning is logged for each connection reset. */
+export function cutOffStalledReaders(app: FastifyInstance, idleMs: number): void {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (payload instanceof Readable) {
+      cutOffWhenStalled(reply.raw, payload, idleMs, () =>
+        request.log.warn('the client stopped reading a streamed answer: its connection is reset'),
+      );
+    }
+    done(null, payload);
+  });
+}
 
 /**
  * Resets the connection of `response` when `body` makes no progress for `idleMs`: progress is a chunk

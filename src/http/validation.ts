@@ -1,6 +1,80 @@
-// The one message of a 400 invalid_request: the first thing Ajv found wrong, named by the field the client
-// knows (`body.message`, `orderId`), not by openapi-backend's internal paths.
+// Contract validation of a request's parameters and body (Ajv, through openapi-backend), and the one
+// message of its 400: the first thing found wrong, named by the field the client knows (`body.message`,
+// `orderId`), not by openapi-backend's internal paths.
 import type { ErrorObject } from 'ajv';
+import type { FastifyRequest } from 'fastify';
+import type { Request as ApiRequest } from 'openapi-backend';
+import type { OpenAPIV3 } from 'openapi-types';
+import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
+import type { Input, OperationId } from '../contract/types.js';
+import { declaredContentType } from './body.js';
+
+export interface Validation {
+  errors?: ErrorObject[] | null;
+  coerced?: unknown;
+}
+
+interface ValidatedOperation {
+  definition: OpenAPIV3.OperationObject;
+  headerParameters: string[];
+  validate(request: ApiRequest): Validation;
+}
+
+/** The operation's input, checked against the contract, or the 400 that says what is wrong with it. */
+export function validatedInput(
+  operation: ValidatedOperation,
+  request: FastifyRequest,
+  body: unknown,
+): { input: Input<OperationId> } | { refusal: ErrorAnswer<400> } {
+  let path: unknown = {};
+  if (hasAnythingToValidate(operation.definition, request)) {
+    const validation = operation.validate({
+      method: request.method,
+      path: request.url.split('?', 1)[0] as string,
+      query: request.query as Record<string, string | string[]>,
+      headers: headersOf(request),
+      body,
+    });
+    if (validation.errors) return { refusal: invalidRequest(validation.errors) };
+    path = (validation.coerced as { params?: unknown }).params ?? {};
+  }
+  const headers: Record<string, string | undefined> = {};
+  for (const name of operation.headerParameters) {
+    // Validated: a repeated field reaches here joined with ", ", which no header pattern allows.
+    const value = request.headers[name.toLowerCase()];
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return { input: { path, pathText: request.params, body, headers } as Input<OperationId> };
+}
+
+/** The validator picks the body's schema by its Content-Type, which rawBodies.ts keeps from Fastify. */
+function headersOf(request: FastifyRequest): Record<string, string | string[]> {
+  const headers = { ...request.headers } as Record<string, string | string[]>;
+  const contentType = declaredContentType(request.raw);
+  if (contentType !== undefined) headers['content-type'] = contentType;
+  return headers;
+}
+
+export function invalidRequest(errors: ErrorObject[] | null | undefined): ErrorAnswer<400> {
+  return apiError('invalid_request', describeValidationErrors(errors ?? []));
+}
+
+/**
+ * Validation costs more than the rest of a small request. It is skipped only when it cannot fail: the
+ * operation takes no path parameters and no body, and the request carries no query and none of the
+ * operation's header parameters.
+ */
+function hasAnythingToValidate(
+  operation: OpenAPIV3.OperationObject,
+  { query, headers }: { query: unknown; headers: Record<string, unknown> },
+): boolean {
+  if (operation.requestBody) return true;
+  if (Object.keys(query as object).length > 0) return true;
+  return ((operation.parameters ?? []) as OpenAPIV3.ParameterObject[]).some(
+    (parameter) =>
+      parameter.in === 'path' || (parameter.in === 'header' && parameter.name.toLowerCase() in headers),
+  );
+}
 
 export function describeValidationErrors(errors: ErrorObject[]): string {
   // openapi-backend adds a `parse` error for any non-object JSON body; the body was already parsed by us,

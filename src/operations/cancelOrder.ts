@@ -1,19 +1,17 @@
 // DELETE /store/orders/{orderId}: a pending order is cancelled; a shipped one is left alone.
 
 import { apiError } from '../contract/errorBody.js';
-import type { Handler } from '../contract/types.js';
+import type { Handler } from './handler.js';
 
 export const cancelOrder: Handler<'cancelOrder'> = async ({ path: { orderId }, pathText }, { store }) => {
   switch (await store.cancelOrder(orderId)) {
     case 'cancelled':
       return { status: 204 };
     case 'shipped':
-      return apiError(
-        409,
-        'order_already_shipped',
+      return apiError('order_already_shipped',
         `Order ${pathText.orderId} has already shipped and cannot be cancelled`,
       );
     case 'missing':
-      return apiError(404, 'order_not_found', `No order ${pathText.orderId}`);
+      return apiError('order_not_found', `No order ${pathText.orderId}`);
   }
 };

@@ -1,5 +1,5 @@
 // GET /store/orders: every order that is not cancelled, by id. Conditional requests are handled in http/.
-import type { Handler } from '../contract/types.js';
+import type { Handler } from './handler.js';
 
 export const listOrders: Handler<'listOrders'> = (_input, { store }) => ({
   status: 200,

@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 import { randomBase62 } from '../base62.js';
 import { apiError } from '../contract/errorBody.js';
-import type { Handler, Result } from '../contract/types.js';
+import type { OperationAnswer } from '../contract/types.js';
+import type { Handler } from './handler.js';
 import type { Message } from '../store/store.js';
 
 export const sendMessage: Handler<'sendMessage'> = async ({ body, headers }, { store, principal, now }) => {
@@ -28,17 +29,13 @@ export const sendMessage: Handler<'sendMessage'> = async ({ body, headers }, { s
         status: stored.status,
         body: JSON.parse(stored.body) as Message,
         headers: { 'Idempotent-Replayed': 'true' },
-      } as Result<'sendMessage'>;
+      } as OperationAnswer<'sendMessage'>;
     case 'key_reused':
-      return apiError(
-        422,
-        'idempotency_key_reused',
+      return apiError('idempotency_key_reused',
         'This Idempotency-Key was used with a different request body',
       );
     case 'in_flight':
-      return apiError(
-        409,
-        'idempotency_key_in_use',
+      return apiError('idempotency_key_in_use',
         'A request with this Idempotency-Key is still being processed; retry shortly',
       );
   }

@@ -7,9 +7,8 @@ import { deprecationPolicies } from '../contract/deprecation.js';
 import { type Contract, operationsOf } from '../contract/document.js';
 import type { Store } from '../store/store.js';
 import { DeprecatedCallLog } from './deprecatedCalls.js';
-import { createMetrics, NO_OPERATION, observeStore } from './metrics.js';
+import { type Metrics, NO_OPERATION, observeStore } from './metrics.js';
 import { buildMetricsServer, METRICS_PATH, metricsHandler } from './metricsEndpoint.js';
-import { timedStore } from './timedStore.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -24,17 +23,15 @@ declare module 'fastify' {
 
 export interface TelemetryOptions {
   contract: Contract;
+  /** The store whose calls `metrics` times (timedStore.ts). */
   store: Store;
   now: () => Date;
   metrics: MetricsConfig;
   deprecatedCallsFlushMs: number;
 }
 
-/** Returns the store the app must use from here on: the same one, with every call timed. */
-export function instrument(app: FastifyInstance, options: TelemetryOptions): Store {
-  const { contract, now } = options;
-  const metrics = createMetrics();
-  const store = timedStore(options.store, metrics.storeCallDuration);
+export function instrument(app: FastifyInstance, metrics: Metrics, options: TelemetryOptions): void {
+  const { contract, now, store } = options;
   observeStore(metrics, store);
 
   const deprecated = new Set(deprecationPolicies(operationsOf(contract.document)).keys());
@@ -71,5 +68,4 @@ export function instrument(app: FastifyInstance, options: TelemetryOptions): Sto
     }
     await metricsServer?.close();
   });
-  return store;
 }

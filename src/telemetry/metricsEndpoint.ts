@@ -4,14 +4,18 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { apiError } from '../contract/errorBody.js';
 import { bearerToken } from '../http/auth.js';
-import { errorResultFor } from '../http/errors.js';
+import { answerLikeTheApi } from '../http/commonAnswers.js';
 import { readOnlyRoute } from '../http/methods.js';
 import { singleHeader } from '../http/rawHeaders.js';
-import { send, toWire } from '../http/reply.js';
+import { send } from '../http/reply.js';
 import { requestIdFor } from '../http/requestId.js';
 import type { Metrics } from './metrics.js';
 
 export const METRICS_PATH = '/metrics';
+
+const TOKEN_REQUIRED = apiError('unauthorized', 'The metrics token is required', {
+  'WWW-Authenticate': 'Bearer realm="store-orders-metrics"',
+});
 
 type MetricsHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
@@ -19,14 +23,7 @@ export function metricsHandler(metrics: Metrics, token: string | undefined): Met
   const tokenDigest = token === undefined ? undefined : sha256(token);
   return async (request, reply) => {
     if (tokenDigest && !presents(tokenDigest, singleHeader(request.raw.rawHeaders, 'authorization'))) {
-      return send(
-        reply,
-        toWire(
-          apiError(401, 'unauthorized', 'The metrics token is required', {
-            'WWW-Authenticate': 'Bearer realm="store-orders-metrics"',
-          }),
-        ),
-      );
+      return send(reply, TOKEN_REQUIRED);
     }
     const text = await metrics.scrape();
     return reply.type(metrics.contentType).send(text);
@@ -40,13 +37,7 @@ export function buildMetricsServer(metrics: Metrics, token: string | undefined):
     exposeHeadRoutes: false,
     genReqId: (request) => requestIdFor(request.headers['x-request-id']),
   });
-  server.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
-  });
-  server.setErrorHandler((error, _request, reply) => send(reply, toWire(errorResultFor(error).result)));
-  server.setNotFoundHandler((_request, reply) =>
-    send(reply, toWire(apiError(404, 'not_found', 'No such path'))),
-  );
+  answerLikeTheApi(server);
   readOnlyRoute(server, METRICS_PATH, metricsHandler(metrics, token));
   return server;
 }

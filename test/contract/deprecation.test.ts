@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deprecationPolicies, isPastSunset } from '../../src/contract/deprecation.js';
+import { deprecationPolicies, refuseAfterSunset } from '../../src/contract/deprecation.js';
 import { type ContractOperation, loadContract, operationsOf } from '../../src/contract/document.js';
 
 function operation(extra: Record<string, unknown>): ContractOperation {
@@ -38,15 +38,18 @@ describe('deprecation policies', () => {
       'oldThing',
     );
     expect(policy?.headers).toEqual({ Deprecation: `@${Date.parse('2025-03-01T12:00:00Z') / 1000}` });
-    expect(isPastSunset(policy as never, new Date('2100-01-01'))).toBe(false);
+    expect(refuseAfterSunset(policy, new Date('2100-01-01'))).toBeUndefined();
   });
 
-  it('are past the sunset only strictly after the instant', () => {
+  it('answer 410 only strictly after the sunset instant', () => {
     const policy = deprecationPolicies([
       operation({ 'x-deprecated-at': '2025-01-01T00:00:00Z', 'x-sunset': '2026-01-01T00:00:00Z' }),
     ]).get('oldThing');
-    expect(isPastSunset(policy as never, new Date('2026-01-01T00:00:00Z'))).toBe(false);
-    expect(isPastSunset(policy as never, new Date('2026-01-01T00:00:00.001Z'))).toBe(true);
+    expect(refuseAfterSunset(policy, new Date('2026-01-01T00:00:00Z'))).toBeUndefined();
+    expect(refuseAfterSunset(policy, new Date('2026-01-01T00:00:00.001Z'))).toEqual({
+      status: 410,
+      body: { code: 'gone', message: 'oldThing was removed at its sunset, 2026-01-01T00:00:00.000Z', status: 410 },
+    });
   });
 
   it.each([

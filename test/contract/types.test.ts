@@ -5,12 +5,12 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { apiError } from '../../src/contract/errorBody.js';
-import type { Handler } from '../../src/contract/types.js';
+import type { Handler } from '../../src/operations/handler.js';
 
 describe('handler types derived from generated/', () => {
   it('accept the statuses and bodies the contract documents', async () => {
     const cancel: Handler<'cancelOrder'> = () => ({ status: 204 });
-    const conflict: Handler<'cancelOrder'> = () => apiError(409, 'order_already_shipped', 'shipped');
+    const conflict: Handler<'cancelOrder'> = () => apiError('order_already_shipped', 'shipped');
     expect(
       cancel(
         { path: { orderId: 1 }, pathText: { orderId: '1' }, body: undefined, headers: undefined },

@@ -5,9 +5,9 @@ import Database from 'better-sqlite3';
 import { errorCodes } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { apiError } from '../../src/contract/errorBody.js';
-import { ApiError, errorResultFor } from '../../src/http/errors.js';
+import { ApiError, errorAnswerFor } from '../../src/http/errors.js';
 
-describe('errorResultFor', () => {
+describe('errorAnswerFor', () => {
   it('maps a write refused because another process holds the lock to 503 with Retry-After', () => {
     const folder = mkdtempSync(join(tmpdir(), 'store-orders-busy-'));
     const holder = new Database(join(folder, 'x.db'));
@@ -24,8 +24,8 @@ describe('errorResultFor', () => {
       holder.close();
       rmSync(folder, { recursive: true, force: true });
     }
-    expect(errorResultFor(thrown).result).toEqual(
-      apiError(503, 'service_unavailable', 'The database is busy; retry shortly', { 'Retry-After': '1' }),
+    expect(errorAnswerFor(thrown).answer).toEqual(
+      apiError('service_unavailable', 'The database is busy; retry shortly', { 'Retry-After': '1' }),
     );
   });
 
@@ -35,15 +35,15 @@ describe('errorResultFor', () => {
     [new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), 400, 'invalid_json'],
     [new errorCodes.FST_ERR_BAD_URL('/%zz'), 400, 'bad_request'],
   ])("maps Fastify's %s to %i %s", (error, status, code) => {
-    const { result, expected } = errorResultFor(error);
+    const { answer, expected } = errorAnswerFor(error);
     expect(expected).toBe(true);
-    expect(result.status).toBe(status);
-    expect(result.body).toMatchObject({ code, status });
+    expect(answer.status).toBe(status);
+    expect(answer.body).toMatchObject({ code, status });
   });
 
   it('passes an ApiError through unchanged', () => {
-    const result = apiError(410, 'gone', 'removed');
-    expect(errorResultFor(new ApiError(result))).toEqual({ result, expected: true });
+    const answer = apiError('gone', 'removed');
+    expect(errorAnswerFor(new ApiError(answer))).toEqual({ answer, expected: true });
   });
 
   it('turns anything else into a generic 500 that reveals nothing', () => {
@@ -53,9 +53,9 @@ describe('errorResultFor', () => {
       undefined,
       { statusCode: 500 },
     ]) {
-      const { result, expected } = errorResultFor(error);
+      const { answer, expected } = errorAnswerFor(error);
       expect(expected).toBe(false);
-      expect(result.body).toEqual({
+      expect(answer.body).toEqual({
         code: 'internal_error',
         message: 'An unexpected error occurred',
         status: 500,

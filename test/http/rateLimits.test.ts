@@ -64,8 +64,10 @@ describe('the per-key quota', () => {
   it.each([['bearer'], ['BEARER'], ['Bearer  ']])(
     'cannot be evaded by spelling the scheme %j',
     async (scheme) => {
+      // A fixed clock: the window must not roll over between the requests.
       server = await startServer({
         rateLimits: { requestsPerKey: 2, authFailuresPerAddress: 0, windowSeconds: 60 },
+        now: movableClock().now,
       });
       const { key } = createKey(server.store);
       await list(`Bearer ${key}`);

@@ -1,0 +1,24 @@
+// What every listener of the server does, the API's and the metrics' alike: an X-Request-Id and
+// `Cache-Control: no-store` on every answer, and the Error body for every error and every unknown path.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ErrorAnswer } from '../contract/errorBody.js';
+import { errorAnswerFor } from './errors.js';
+import { NO_SUCH_PATH } from './methods.js';
+import { send } from './reply.js';
+
+export function answerLikeTheApi(app: FastifyInstance): void {
+  // Answers are for one authenticated caller, or refusals: no cache may keep any of them.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
+    done();
+  });
+  app.setErrorHandler((error, request, reply) => send(reply, answerToFailure(request, error)));
+  app.setNotFoundHandler((_request, reply) => send(reply, NO_SUCH_PATH));
+}
+
+/** The Error body for whatever was thrown; an unexpected error is logged, for its answer says nothing. */
+export function answerToFailure(request: FastifyRequest, error: unknown): ErrorAnswer {
+  const { answer, expected } = errorAnswerFor(error);
+  if (!expected) request.log.error({ err: error }, 'request failed');
+  return answer;
+}

@@ -1,0 +1,13 @@
+// Request bodies reach the pipeline unparsed: body.ts reads and judges them once the caller is known.
+// Fastify would refuse a malformed Content-Type (415) before any route runs, which would answer before
+// authentication, so the header is hidden from it; body.ts reads the client's own from the raw headers.
+import type { FastifyInstance } from 'fastify';
+
+export function takeBodiesUnparsed(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+  app.addHook('onRequest', (request, _reply, done) => {
+    delete request.headers['content-type'];
+    done();
+  });
+}

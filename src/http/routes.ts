@@ -1,0 +1,31 @@
+// The routes of the API root: one Fastify route per operation of the contract, each answering through the
+// pipeline, and one for everything else under the root: 405 with `Allow` on a path the contract has with
+// other methods, 404 on any other path (a trailing slash is another path).
+import type { FastifyInstance } from 'fastify';
+import { API_ROOT, operationsOf, type Contract } from '../contract/document.js';
+import { allowedMethodsOf, methodNotAllowed, NO_SUCH_PATH } from './methods.js';
+import type { Operation } from './operationTable.js';
+import { answer, type PipelineDependencies } from './pipeline.js';
+import { send } from './reply.js';
+
+export function registerOperations(
+  app: FastifyInstance,
+  contract: Contract,
+  operations: Operation[],
+  dependencies: PipelineDependencies,
+): void {
+  app.decorateRequest('principal', undefined);
+  for (const operation of operations) {
+    app.route({
+      method: operation.method,
+      url: operation.url,
+      config: { operationId: operation.operationId },
+      handler: async (request, reply) => send(reply, await answer(operation, request, reply, dependencies)),
+    });
+  }
+  const allowedMethods = allowedMethodsOf(operationsOf(contract.document));
+  app.all(`${API_ROOT}/*`, async (request, reply) => {
+    const allowed = allowedMethods((request.url.split('?', 1)[0] as string).slice(API_ROOT.length));
+    return send(reply, allowed.length > 0 ? methodNotAllowed(request.method, allowed) : NO_SUCH_PATH);
+  });
+}

@@ -1,0 +1,55 @@
+// Fastify's options for the API's listener: logging with keys redacted, request ids, the HTTP limits, and
+// the Error body for what goes wrong before a request reaches a route.
+import type { Writable } from 'node:stream';
+import type { FastifyHttpOptions } from 'fastify';
+import type { Server } from 'node:http';
+import type { HttpLimits, LogLevel } from '../config.js';
+import type { BeforeRouting } from './beforeRouting.js';
+import { writeClientError } from './errors.js';
+import { serializeRequest } from './logRedaction.js';
+import { requestIdFor } from './requestId.js';
+
+export interface ListenerOptions {
+  http: HttpLimits;
+  logLevel?: LogLevel;
+  /** Where log lines go; standard output when absent. */
+  logStream?: Writable;
+}
+
+export function serverOptions(
+  { http, logLevel, logStream }: ListenerOptions,
+  beforeRouting: BeforeRouting,
+): FastifyHttpOptions<Server> {
+  return {
+    logger: {
+      level: logLevel ?? 'info',
+      ...(logStream ? { stream: logStream } : {}),
+      serializers: { req: serializeRequest },
+      // Fastify's request serializer logs no headers; this keeps it so if serializers ever change.
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
+        censor: '[redacted]',
+      },
+    },
+    genReqId: (request) => requestIdFor(request.headers['x-request-id']),
+    // As long as Node's own header limit, so an over-long id reaches validation (400) rather than
+    // failing to route (404).
+    routerOptions: { maxParamLength: 16 * 1024 },
+    // HEAD is not in the contract: it must reach the 405 path, not a copy of the GET route. The server's
+    // own read-only paths ask for it route by route (http/methods.ts).
+    exposeHeadRoutes: false,
+    requestTimeout: http.requestTimeoutMs,
+    keepAliveTimeout: http.keepAliveTimeoutMs,
+    connectionTimeout: http.idleTimeoutMs,
+    http: {
+      // Node's own answer to a missing Host is an empty 400; framing.ts answers it with the Error body.
+      requireHostHeader: false,
+      headersTimeout: http.headersTimeoutMs,
+      // Node looks for late headers and bodies only every so often (30 s by default), which would let a
+      // slow client keep its socket far past headersTimeout.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(http.headersTimeoutMs / 4))),
+    },
+    clientErrorHandler: writeClientError,
+    frameworkErrors: beforeRouting.frameworkErrors,
+  };
+}
