@@ -1,4 +1,5 @@
 // Runs the server as a process: config → store → app → listen, and a graceful stop on SIGTERM or SIGINT.
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { loadContract } from './contract/document.js';
@@ -39,30 +40,7 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
   app.log.info({ database: config.databasePath, ...settings }, 'database opened');
   if (!settings.writable) app.log.warn('the database is read-only: reads are served, writes answer 503');
 
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      app.log.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    app.log.info({ signal }, 'stopping: no new connections, finishing requests in flight');
-    setTimeout(() => {
-      app.log.error('requests still in flight at the stop deadline: exiting now');
-      process.exit(1);
-    }, config.stopTimeoutMs).unref();
-    app
-      .close()
-      .then(() => {
-        store.close();
-        app.log.info('stopped');
-        process.exit(0);
-      })
-      .catch((error: unknown) => {
-        app.log.error({ err: error }, 'stop failed');
-        process.exit(1);
-      });
-  };
+  const stop = stopOnSignal(app, store, config.stopTimeoutMs);
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 
@@ -85,6 +63,34 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
       );
     }
   }
+}
+
+/** A graceful stop: no new connections, the requests in flight finished, then the store closed. */
+function stopOnSignal(app: FastifyInstance, store: { close(): void }, stopTimeoutMs: number) {
+  let stopping = false;
+  return (signal: NodeJS.Signals) => {
+    if (stopping) {
+      app.log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    app.log.info({ signal }, 'stopping: no new connections, finishing requests in flight');
+    setTimeout(() => {
+      app.log.error('requests still in flight at the stop deadline: exiting now');
+      process.exit(1);
+    }, stopTimeoutMs).unref();
+    app
+      .close()
+      .then(() => {
+        store.close();
+        app.log.info('stopped');
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        app.log.error({ err: error }, 'stop failed');
+        process.exit(1);
+      });
+  };
 }
 
 function exitWith(message: string): never {

@@ -2,8 +2,11 @@
 // in constant time. The key itself is never kept, logged or compared as text.
 import { timingSafeEqual } from 'node:crypto';
 import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
+import type { FastifyRequest } from 'fastify';
 import { isWellFormedKey, keyDigest } from '../keys.js';
 import type { Principal, Store } from '../store/store.js';
+import type { RequestQuotas } from './quotas.js';
+import { singleHeader } from './rawHeaders.js';
 
 export const WWW_AUTHENTICATE = 'Bearer realm="store-orders"';
 
@@ -25,18 +28,30 @@ export function authenticate(header: string | undefined, store: Store): Principa
   return { accountId: key.accountId, keyId: key.keyId };
 }
 
+/**
+ * The authentication stage: the caller of a request, or its 401. A failed guess counts against the
+ * address; a key in the URL is in logs and histories already, so it is neither looked up (the answer
+ * tells nothing about it) nor counted.
+ */
+export function authenticateRequest(
+  request: FastifyRequest,
+  store: Store,
+  quotas: RequestQuotas,
+): { principal: Principal } | { refusal: ErrorAnswer<401> } {
+  if (sendsKeyInUrl(request.query)) return { refusal: KEY_IN_URL };
+  const principal = authenticate(singleHeader(request.raw.rawHeaders, 'authorization'), store);
+  if (principal) return { principal };
+  quotas.authenticationFailed(request.ip);
+  return { refusal: MISSING_KEY };
+}
+
 /** RFC 6750 §2.3 lets a bearer token travel as `access_token` in the query; this API does not. */
-export function sendsKeyInUrl(query: unknown): boolean {
+function sendsKeyInUrl(query: unknown): boolean {
   return Object.hasOwn(query as object, 'access_token');
 }
 
 const MISSING_KEY = unauthorized('A valid API key is required');
 const KEY_IN_URL = unauthorized('Send the API key in the Authorization header, not in the URL');
-
-/** The 401 of a request whose key is missing, wrong or sent in the URL. */
-export function refusedKey(query: unknown): ErrorAnswer<401> {
-  return sendsKeyInUrl(query) ? KEY_IN_URL : MISSING_KEY;
-}
 
 function unauthorized(message: string): ErrorAnswer<401> {
   return apiError('unauthorized', message, { 'WWW-Authenticate': WWW_AUTHENTICATE });

@@ -24,9 +24,7 @@ export function adaptNodeServer(server: Server, log: FastifyBaseLogger): void {
     server.emit('request', request, response);
   });
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
-    const { status, body } = apiError('expectation_failed',
-      'The only expectation supported is 100-continue',
-    );
+    const { status, body } = apiError('expectation_failed', 'The only expectation supported is 100-continue');
     const requestId = requestIdFor(request.headers['x-request-id']);
     log.info({ reqId: requestId, status }, 'unsupported Expect refused');
     const payload = JSON.stringify(body);

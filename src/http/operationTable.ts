@@ -8,7 +8,7 @@ import { type DeprecationPolicy, deprecationPolicies } from '../contract/depreca
 import { API_ROOT, type Contract, operationsOf } from '../contract/document.js';
 import type { OperationId } from '../contract/types.js';
 import type { Handler } from '../operations/handler.js';
-import { refusedKey } from './auth.js';
+import { apiError } from '../contract/errorBody.js';
 import { supportsConditionalGet } from './conditional.js';
 import { invalidRequest, type Validation } from './validation.js';
 
@@ -50,7 +50,7 @@ export async function operationTable(
     // The server never calls api.handleRequest and registers no operation handler in it. These two refuse,
     // should anything ever route a request through openapi-backend, instead of letting it through.
     handlers: {
-      unauthorizedHandler: (context) => refusedKey(context.request.query),
+      unauthorizedHandler: () => apiError('unauthorized', 'A valid API key is required'),
       validationFail: (context) => invalidRequest(context.validation.errors),
     },
   });

@@ -7,6 +7,14 @@ import { allowedMethodsOf, methodNotAllowed, NO_SUCH_PATH } from './methods.js';
 import type { Operation } from './operationTable.js';
 import { answer, type PipelineDependencies } from './pipeline.js';
 import { send } from './reply.js';
+import type { Principal } from '../store/store.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who the request's key belongs to, once it is authenticated. */
+    principal: Principal | undefined;
+  }
+}
 
 export function registerOperations(
   app: FastifyInstance,

@@ -1,6 +1,6 @@
 // The parts of prom-client the server uses, each loaded from its own file. prom-client's index loads every
-// part at once, the default process metrics among them: about 50 ms more of a cold start of about 420 ms,
-// for what only the first scrape needs. The types still come from the package's own declarations.
+// part at once, the default process metrics among them, a cost at every cold start for what only the first
+// scrape needs (the README's Performance section has the figure). The types still come from the package's own declarations.
 import { createRequire } from 'node:module';
 import type * as PromClient from 'prom-client';
 

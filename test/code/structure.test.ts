@@ -1,0 +1,69 @@
+// The shape the code keeps so that it stays easy to read and change: small files and functions, and
+// imports that run one way, http → operations → store, with contract/ and config.ts beneath them all.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+
+const files = (readdirSync(SRC, { recursive: true }) as string[])
+  .filter((name) => name.endsWith('.ts'))
+  .map((name) => name.replaceAll('\\', '/'));
+
+function parsed(file: string): ts.SourceFile {
+  return ts.createSourceFile(file, readFileSync(join(SRC, file), 'utf8'), ts.ScriptTarget.Latest, true);
+}
+
+/** The files of src/ that `file` imports, relative to src/. */
+function importsOf(file: string): string[] {
+  return parsed(file)
+    .statements.filter(ts.isImportDeclaration)
+    .map((statement) => (statement.moduleSpecifier as ts.StringLiteral).text)
+    .filter((specifier) => specifier.startsWith('.'))
+    .map((specifier) => relative(SRC, resolve(dirname(join(SRC, file)), specifier)).replace(/\.js$/, '.ts'))
+    .filter((target) => !target.startsWith('..'));
+}
+
+const layer = (file: string) => file.split('/')[0] as string;
+
+describe('the source tree', () => {
+  it('has no file over 250 lines', () => {
+    const long = files.filter((file) => readFileSync(join(SRC, file), 'utf8').split('\n').length > 251);
+    expect(long).toEqual([]);
+  });
+
+  it('has no function over 60 lines', () => {
+    const long: string[] = [];
+    for (const file of files) {
+      const source = parsed(file);
+      const visit = (node: ts.Node) => {
+        if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+          const start = source.getLineAndCharacterOfPosition(node.getStart()).line;
+          const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+          if (end - start + 1 > 60) long.push(`${file}:${start + 1} (${end - start + 1} lines)`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(long).toEqual([]);
+  });
+
+  it('imports one way: http → operations → store, and contract/ and config.ts import nothing above them', () => {
+    const wrong: string[] = [];
+    const forbidden: Record<string, string[]> = {
+      contract: ['http', 'operations', 'store', 'telemetry', 'docs', 'cli', 'config.ts', 'app.ts', 'server.ts'],
+      'config.ts': ['http', 'operations', 'store', 'telemetry', 'docs', 'cli', 'contract', 'app.ts', 'server.ts'],
+      store: ['http', 'operations', 'telemetry', 'docs', 'cli', 'config.ts', 'app.ts', 'server.ts'],
+      operations: ['http', 'telemetry', 'docs', 'cli', 'app.ts', 'server.ts'],
+    };
+    for (const file of files) {
+      for (const target of importsOf(file)) {
+        if (forbidden[layer(file)]?.includes(layer(target))) wrong.push(`${file} → ${target}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+});
