@@ -159,10 +159,29 @@ describe('messages', () => {
       message: 'two',
       createdAt: '2026-01-01T00:00:01.000Z',
     });
-    expect(store.listMessages().map(({ id, message }) => [id, message])).toEqual([
-      ['msg_a', 'one'],
-      ['msg_b', 'two'],
-    ]);
+    // As JSON text: the CLI prints these records, so their field order is part of what it shows.
+    const listed = (id: string, message: string, createdAt: string) => ({
+      id,
+      accountId: account.id,
+      message,
+      status: 'queued',
+      createdAt,
+    });
+    expect(JSON.stringify(store.listMessages())).toBe(
+      JSON.stringify([
+        listed('msg_a', 'one', '2026-01-01T00:00:00.000Z'),
+        listed('msg_b', 'two', '2026-01-01T00:00:01.000Z'),
+      ]),
+    );
+  });
+});
+
+describe('accounts', () => {
+  it('finds an account by name with its id and creation time, and nothing for an unknown name', () => {
+    const account = store.createAccount('acme');
+    const { id, createdAt } = account;
+    expect(store.findAccount('acme')).toStrictEqual({ id, name: 'acme', createdAt });
+    expect(store.findAccount('globex')).toBeUndefined();
   });
 });
 

@@ -2,7 +2,6 @@
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { SynchronousMode } from '../../config.js';
 import { MIGRATIONS } from './migrations.js';
 
 /** How long a statement blocks the thread waiting for another process's lock (the CLI's default). */
@@ -17,7 +16,9 @@ export const SERVER_BUSY_TIMEOUT_MS = 20;
  * meanwhile; SQLite keeps the file at its largest unless told to cut it back when it is next reset.
  */
 export const JOURNAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
-const SYNCHRONOUS_LEVELS: Record<SynchronousMode, number> = { NORMAL: 1, FULL: 2, EXTRA: 3 };
+/** The synchronous settings the service allows, as SQLite numbers them (OFF is never one of them). */
+const SYNCHRONOUS_LEVELS = { NORMAL: 1, FULL: 2, EXTRA: 3 } as const;
+export type SynchronousMode = keyof typeof SYNCHRONOUS_LEVELS;
 
 export class DatabaseOpenError extends Error {
   override name = 'DatabaseOpenError';

@@ -1,0 +1,163 @@
+// Orders: the API's list and cancellation, and the operator's additions, shipping and listings.
+import { randomUUID } from 'node:crypto';
+import type { StreamedArray } from '../../contract/streamedArray.js';
+import type { CancelOutcome, NewOrder, Order, OrderStatus, ShipOutcome, StoredOrder } from '../store.js';
+import type { Connection } from './connection.js';
+import { OrderListReaders } from './orderStream.js';
+
+interface OrderRow {
+  id: number;
+  pet_id: number | null;
+  quantity: number | null;
+  ship_date: string | null;
+  complete: number | null;
+}
+
+interface StoredOrderRow extends OrderRow {
+  status: OrderStatus;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OrderListOptions {
+  /** Lists longer than this are streamed rather than held in memory. */
+  streamOrdersAbove: number;
+  /** How many streamed lists may be read at once; see orderStream.ts. */
+  maxStreamedLists: number;
+}
+
+export class Orders {
+  readonly #connection: Connection;
+  readonly #statements;
+  readonly #streamOrdersAbove: number;
+  readonly #listReaders: OrderListReaders;
+  /** Tells this process's list versions from those of an earlier run, whose counters started alike. */
+  readonly #bootId = randomUUID().replaceAll('-', '').slice(0, 16);
+  #list: { stamp: string; orders: readonly Order[] | StreamedArray } | undefined;
+
+  constructor(connection: Connection, { streamOrdersAbove, maxStreamedLists }: OrderListOptions) {
+    const { db } = connection;
+    this.#connection = connection;
+    this.#streamOrdersAbove = streamOrdersAbove;
+    this.#listReaders = new OrderListReaders(db.name, maxStreamedLists);
+    this.#statements = {
+      list: db.prepare<[], OrderRow>(
+        `SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE status <> 'cancelled' ORDER BY id`,
+      ),
+      listAll: db.prepare<[], StoredOrderRow>(`SELECT * FROM orders ORDER BY id`),
+      byId: db.prepare<[number], StoredOrderRow>(`SELECT * FROM orders WHERE id = ?`),
+      status: db.prepare<[number], { status: OrderStatus }>(`SELECT status FROM orders WHERE id = ?`),
+      move: db.prepare<[OrderStatus, string, number, OrderStatus]>(
+        `UPDATE orders SET status = ?, updated_at = ? WHERE id = ? AND status = ?`,
+      ),
+      insert: db.prepare<
+        [number | null, number | null, string | null, number, OrderStatus, string, string]
+      >(
+        `INSERT INTO orders (pet_id, quantity, ship_date, complete, status, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      countUpTo: db
+        .prepare<[number]>(`SELECT count(*) FROM (SELECT 1 FROM orders WHERE status <> 'cancelled' LIMIT ?)`)
+        .pluck(),
+      countByStatus: db.prepare<[], { status: OrderStatus; count: number }>(
+        `SELECT status, count(*) AS count FROM orders GROUP BY status`,
+      ),
+    };
+  }
+
+  /**
+   * The same frozen array until the orders may have changed, so callers can cache what they derive. A list
+   * longer than `streamOrdersAbove` is never held in memory: it is streamed from a snapshot instead.
+   */
+  list(): readonly Order[] | StreamedArray {
+    const stamp = this.#connection.changeStamp();
+    if (this.#list?.stamp !== stamp) {
+      const count = this.#statements.countUpTo.get(this.#streamOrdersAbove + 1) as number;
+      const readers = this.#listReaders;
+      const orders: readonly Order[] | StreamedArray =
+        count > this.#streamOrdersAbove
+          ? { streamed: true, version: `${this.#bootId}-${stamp}`, open: () => readers.stream() }
+          : Object.freeze(this.#statements.list.all().map(toOrder));
+      this.#list = { stamp, orders };
+    }
+    return this.#list.orders;
+  }
+
+  cancel(orderId: number): Promise<CancelOutcome> {
+    // Ids beyond 2^53 are valid int64 but never issued here; looking them up would need exact BigInt ids.
+    if (!Number.isSafeInteger(orderId)) return Promise.resolve('missing');
+    return this.#connection.groupCommit.run(() => {
+      if (this.#move(orderId, 'pending', 'cancelled')) return 'cancelled';
+      const status = this.#statements.status.get(orderId)?.status;
+      return status === 'shipped' ? 'shipped' : 'missing';
+    });
+  }
+
+  countByStatus(): Record<OrderStatus, number> {
+    const counts: Record<OrderStatus, number> = { pending: 0, shipped: 0, cancelled: 0 };
+    for (const { status, count } of this.#statements.countByStatus.all()) counts[status] = count;
+    return counts;
+  }
+
+  add(order: NewOrder): StoredOrder {
+    const id = this.#connection.immediate(() => this.#insert(order));
+    return this.find(Number(id)) as StoredOrder;
+  }
+
+  addAll(orders: NewOrder[]): number {
+    return this.#connection.immediate(() => {
+      for (const order of orders) this.#insert(order);
+      return orders.length;
+    });
+  }
+
+  ship(orderId: number): ShipOutcome {
+    return this.#connection.immediate(() => {
+      if (this.#move(orderId, 'pending', 'shipped')) return 'shipped';
+      return this.#statements.status.get(orderId) ? 'not_pending' : 'missing';
+    });
+  }
+
+  find(orderId: number): StoredOrder | undefined {
+    const row = this.#statements.byId.get(orderId);
+    return row && toStoredOrder(row);
+  }
+
+  listAll(): StoredOrder[] {
+    return this.#statements.listAll.all().map(toStoredOrder);
+  }
+
+  close(): void {
+    this.#listReaders.close();
+  }
+
+  #insert({ petId, quantity, shipDate, complete, status }: NewOrder): number | bigint {
+    const now = this.#connection.now();
+    return this.#statements.insert.run(
+      petId ?? null,
+      quantity ?? null,
+      shipDate ?? null,
+      complete ? 1 : 0,
+      status ?? 'pending',
+      now,
+      now,
+    ).lastInsertRowid;
+  }
+
+  #move(orderId: number, from: OrderStatus, to: OrderStatus): boolean {
+    return this.#statements.move.run(to, this.#connection.now(), orderId, from).changes === 1;
+  }
+}
+
+function toOrder(row: OrderRow): Order {
+  const order: Order = { id: row.id };
+  if (row.pet_id !== null) order.petId = row.pet_id;
+  if (row.quantity !== null) order.quantity = row.quantity;
+  if (row.ship_date !== null) order.shipDate = row.ship_date;
+  if (row.complete !== null) order.complete = row.complete === 1;
+  return order;
+}
+
+function toStoredOrder(row: StoredOrderRow): StoredOrder {
+  return { ...toOrder(row), status: row.status, createdAt: row.created_at, updatedAt: row.updated_at };
+}
