@@ -1,16 +1,8 @@
 // `store-orders orders add | import FILE | ship ID | list`
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import {
-  type CliContext,
-  CliError,
-  exactlyOne,
-  parseId,
-  printJson,
-  usageError,
-  type Verbs,
-  withStore,
-} from './io.js';
+import { exactlyOne, parseId } from './args.js';
+import { type CliContext, CliError, printJson, usageError, type Verbs, withStore } from './io.js';
 import { parseJsonRows } from './jsonRows.js';
 import { validOrder } from './orderRows.js';
 
