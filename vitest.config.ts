@@ -10,6 +10,7 @@ const prism = process.env.CONTRACT_PROXY === 'prism';
 // them proves nothing.
 const notThroughPrism = [
   'test/cli/jsonRows.test.ts',
+  'test/cli/orderRows.test.ts',
   'test/code/**',
   'test/config.test.ts',
   'test/contract/deprecation.test.ts',

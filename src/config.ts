@@ -76,57 +76,37 @@ export const DEFAULT_DATABASE_URL = 'data/store.db';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
-    port: parsePort(env.PORT),
+    port: loadPort(env),
     host: parseHost(env.HOST),
     databasePath: loadDatabasePath(env),
     logLevel: parseChoice('LOG_LEVEL', env.LOG_LEVEL?.toLowerCase(), LOG_LEVELS, 'info'),
     synchronous: loadSynchronous(env),
     http: loadHttpLimits(env),
     rateLimits: {
-      requestsPerKey: parseCount(
-        'RATE_LIMIT_REQUESTS',
-        env.RATE_LIMIT_REQUESTS,
-        DEFAULT_RATE_LIMITS.requestsPerKey,
-      ),
+      requestsPerKey: parseCount(env, 'RATE_LIMIT_REQUESTS', DEFAULT_RATE_LIMITS.requestsPerKey),
       authFailuresPerAddress: parseCount(
+        env,
         'RATE_LIMIT_AUTH_FAILURES',
-        env.RATE_LIMIT_AUTH_FAILURES,
         DEFAULT_RATE_LIMITS.authFailuresPerAddress,
       ),
-      windowSeconds: parsePositive(
-        'RATE_LIMIT_WINDOW_SECONDS',
-        env.RATE_LIMIT_WINDOW_SECONDS,
-        DEFAULT_RATE_LIMITS.windowSeconds,
-      ),
+      windowSeconds: parsePositive(env, 'RATE_LIMIT_WINDOW_SECONDS', DEFAULT_RATE_LIMITS.windowSeconds),
     },
-    writeWaitMs: parseCount('SQLITE_WRITE_WAIT_MS', env.SQLITE_WRITE_WAIT_MS, 5_000),
-    maxStreamedLists: parsePositive('MAX_STREAMED_LISTS', env.MAX_STREAMED_LISTS, 8),
-    stopTimeoutMs: parsePositive('STOP_TIMEOUT_MS', env.STOP_TIMEOUT_MS, 10_000),
+    writeWaitMs: parseCount(env, 'SQLITE_WRITE_WAIT_MS', 5_000),
+    maxStreamedLists: parsePositive(env, 'MAX_STREAMED_LISTS', 8),
+    stopTimeoutMs: parsePositive(env, 'STOP_TIMEOUT_MS', 10_000),
     metrics: loadMetricsConfig(env),
-    deprecatedCallsFlushMs: parseFlushSeconds(env.DEPRECATED_CALLS_FLUSH_SECONDS) * 1000,
+    deprecatedCallsFlushMs: parseWhole(env, 'DEPRECATED_CALLS_FLUSH_SECONDS', 5, 1, 3600) * 1000,
   };
 }
 
 function loadHttpLimits(env: NodeJS.ProcessEnv): HttpLimits {
   const defaults = DEFAULT_HTTP_LIMITS;
   const limits: HttpLimits = {
-    requestTimeoutMs: parsePositive(
-      'HTTP_REQUEST_TIMEOUT_MS',
-      env.HTTP_REQUEST_TIMEOUT_MS,
-      defaults.requestTimeoutMs,
-    ),
-    headersTimeoutMs: parsePositive(
-      'HTTP_HEADERS_TIMEOUT_MS',
-      env.HTTP_HEADERS_TIMEOUT_MS,
-      defaults.headersTimeoutMs,
-    ),
-    keepAliveTimeoutMs: parsePositive(
-      'HTTP_KEEP_ALIVE_TIMEOUT_MS',
-      env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
-      defaults.keepAliveTimeoutMs,
-    ),
-    idleTimeoutMs: parsePositive('HTTP_IDLE_TIMEOUT_MS', env.HTTP_IDLE_TIMEOUT_MS, defaults.idleTimeoutMs),
-    maxConnections: parsePositive('HTTP_MAX_CONNECTIONS', env.HTTP_MAX_CONNECTIONS, defaults.maxConnections),
+    requestTimeoutMs: parsePositive(env, 'HTTP_REQUEST_TIMEOUT_MS', defaults.requestTimeoutMs),
+    headersTimeoutMs: parsePositive(env, 'HTTP_HEADERS_TIMEOUT_MS', defaults.headersTimeoutMs),
+    keepAliveTimeoutMs: parsePositive(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', defaults.keepAliveTimeoutMs),
+    idleTimeoutMs: parsePositive(env, 'HTTP_IDLE_TIMEOUT_MS', defaults.idleTimeoutMs),
+    maxConnections: parsePositive(env, 'HTTP_MAX_CONNECTIONS', defaults.maxConnections),
   };
   // Node refuses a headers timeout longer than the request timeout.
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
@@ -146,31 +126,46 @@ export function loadSynchronous(env: NodeJS.ProcessEnv = process.env): Synchrono
   return parseChoice('SQLITE_SYNCHRONOUS', env.SQLITE_SYNCHRONOUS?.toUpperCase(), SYNCHRONOUS_MODES, 'FULL');
 }
 
-function parsePort(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return 3000;
-  if (!/^[0-9]{1,5}$/.test(raw) || Number(raw) > 65535) {
-    throw new ConfigError(`PORT must be a whole number from 0 to 65535, got "${raw}"`);
-  }
-  return Number(raw);
+function loadPort(env: NodeJS.ProcessEnv): number {
+  return parsePort(env, 'PORT', 3000);
+}
+
+/** A TCP port; 0 lets the system pick a free one. */
+function parsePort<F extends number | undefined>(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: F,
+): number | F {
+  return parseWhole(env, name, fallback, 0, 65_535);
 }
 
 /** Nine digits at most: far above any sensible setting, and every value stays a valid timer delay. */
 const MAX_WHOLE = 999_999_999;
 
 /** A whole number from 0 (0 turns the setting off where the README says so). */
-function parseCount(name: string, raw: string | undefined, fallback: number): number {
-  return parseWhole(name, raw, fallback, 0);
+function parseCount(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  return parseWhole(env, name, fallback, 0);
 }
 
-function parsePositive(name: string, raw: string | undefined, fallback: number): number {
-  return parseWhole(name, raw, fallback, 1);
+function parsePositive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  return parseWhole(env, name, fallback, 1);
 }
 
-/** The message names the allowed range, so a refused value says what would have been accepted. */
-function parseWhole(name: string, raw: string | undefined, fallback: number, min: number): number {
+/**
+ * The variable `name` of `env`, named once for the lookup and the message. The message names the allowed
+ * range, so a refused value says what would have been accepted.
+ */
+function parseWhole<F extends number | undefined>(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: F,
+  min: number,
+  max = MAX_WHOLE,
+): number | F {
+  const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > MAX_WHOLE) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${MAX_WHOLE}, got "${raw}"`);
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
 }
@@ -220,16 +215,14 @@ function parseChoice<T extends string>(
 
 function loadMetricsConfig(env: NodeJS.ProcessEnv): MetricsConfig {
   const metrics: MetricsConfig = {};
-  const { METRICS_PORT: port, METRICS_TOKEN: token } = env;
-  if (port !== undefined && port !== '') {
-    if (!/^[0-9]{1,5}$/.test(port) || Number(port) > 65535) {
-      throw new ConfigError(`METRICS_PORT must be a whole number from 0 to 65535, got "${port}"`);
-    }
-    if (Number(port) !== 0 && Number(port) === parsePort(env.PORT)) {
+  const port = parsePort(env, 'METRICS_PORT', undefined);
+  if (port !== undefined) {
+    if (port !== 0 && port === loadPort(env)) {
       throw new ConfigError(`METRICS_PORT must differ from PORT, got ${port} for both`);
     }
-    metrics.port = Number(port);
+    metrics.port = port;
   }
+  const token = env.METRICS_TOKEN;
   if (token !== undefined && token !== '') {
     // The token is a secret: the message must not repeat it.
     if (!/^[\x21-\x7e]{16,}$/.test(token)) {
@@ -238,14 +231,4 @@ function loadMetricsConfig(env: NodeJS.ProcessEnv): MetricsConfig {
     metrics.token = token;
   }
   return metrics;
-}
-
-function parseFlushSeconds(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return 5;
-  if (!/^[0-9]{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 3600) {
-    throw new ConfigError(
-      `DEPRECATED_CALLS_FLUSH_SECONDS must be a whole number from 1 to 3600, got "${raw}"`,
-    );
-  }
-  return Number(raw);
 }

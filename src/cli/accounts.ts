@@ -1,5 +1,6 @@
 // `store-orders accounts create NAME`
-import { CliError, exactlyOne, printJson, usageError, type Verbs, withStore } from './io.js';
+import { exactlyOne } from './args.js';
+import { CliError, printJson, usageError, type Verbs, withStore } from './io.js';
 
 export const accountsVerbs: Verbs = {
   create: (context, args) => {

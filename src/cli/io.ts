@@ -1,4 +1,5 @@
 // What every CLI command shares: the store it opens, how it prints, and how it refuses bad input.
+// Reading the arguments themselves is args.ts.
 import { loadDatabasePath, loadSynchronous } from '../config.js';
 import { openSqliteStore } from '../store/sqlite/sqliteStore.js';
 import type { AdminStore } from '../store/store.js';
@@ -37,19 +38,4 @@ export function withStore<T>({ env }: CliContext, work: (store: AdminStore) => T
 
 export function printJson(context: CliContext, value: unknown): void {
   context.out(JSON.stringify(value, null, 2));
-}
-
-/** A positive whole number that JavaScript holds exactly. */
-export function parseId(raw: string | undefined, what: string): number {
-  if (raw === undefined || !/^[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < 1) {
-    throw usageError(
-      `${what} must be a positive whole number, got ${raw === undefined ? 'nothing' : `"${raw}"`}`,
-    );
-  }
-  return Number(raw);
-}
-
-export function exactlyOne(positionals: string[], what: string): string {
-  if (positionals.length !== 1) throw usageError(`expected exactly one ${what}`);
-  return positionals[0] as string;
 }

@@ -2,16 +2,8 @@
 import { parseArgs } from 'node:util';
 import { displayPrefix, generateKey, isWellFormedKey, keyDigest } from '../keys.js';
 import { validAccountName } from './accounts.js';
-import {
-  type CliContext,
-  CliError,
-  exactlyOne,
-  parseId,
-  printJson,
-  usageError,
-  type Verbs,
-  withStore,
-} from './io.js';
+import { exactlyOne, parseId } from './args.js';
+import { type CliContext, CliError, printJson, usageError, type Verbs, withStore } from './io.js';
 
 export const keysVerbs: Verbs = {
   create: createKey,

@@ -1,22 +1,10 @@
 // `store-orders orders add | import FILE | ship ID | list`
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { NewOrder } from '../store/store.js';
+import { exactlyOne, parseId } from './args.js';
+import { type CliContext, CliError, printJson, usageError, type Verbs, withStore } from './io.js';
 import { parseJsonRows } from './jsonRows.js';
-import {
-  type CliContext,
-  CliError,
-  exactlyOne,
-  parseId,
-  printJson,
-  usageError,
-  type Verbs,
-  withStore,
-} from './io.js';
-
-const MAX_QUANTITY = 2 ** 31 - 1;
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-const ORDER_FIELDS = new Set(['petId', 'quantity', 'shipDate', 'complete', 'status']);
+import { validOrder } from './orderRows.js';
 
 export const ordersVerbs: Verbs = {
   add: addOrder,
@@ -85,44 +73,4 @@ function shipOrder(context: CliContext, orderId: number): void {
     }
     printJson(context, store.findOrder(orderId));
   });
-}
-
-/** Checks one order from the CLI or an import file against the Order schema's rules. */
-function validOrder(raw: unknown, where: string, fail: (message: string) => CliError): NewOrder {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw fail(`${where} must be an object`);
-  const row = raw as Record<string, unknown>;
-  const unknown = Object.keys(row).find((field) => !ORDER_FIELDS.has(field));
-  if (unknown !== undefined) throw fail(`${where}: unknown field "${unknown}"`);
-  const order: NewOrder = {};
-  if (row.petId !== undefined) {
-    if (!Number.isSafeInteger(row.petId) || (row.petId as number) < 1)
-      throw fail(`${where}: petId must be a positive integer`);
-    order.petId = row.petId as number;
-  }
-  if (row.quantity !== undefined) {
-    const quantity = row.quantity as number;
-    if (!Number.isInteger(quantity) || quantity < 1 || quantity > MAX_QUANTITY) {
-      throw fail(`${where}: quantity must be an integer from 1 to ${MAX_QUANTITY}`);
-    }
-    order.quantity = quantity;
-  }
-  if (row.shipDate !== undefined) {
-    const shipDate = row.shipDate;
-    if (typeof shipDate !== 'string' || !RFC3339.test(shipDate) || Number.isNaN(Date.parse(shipDate))) {
-      throw fail(
-        `${where}: shipDate must be an ISO 8601 date-time with a time zone, like 2026-12-01T09:00:00Z`,
-      );
-    }
-    order.shipDate = new Date(shipDate).toISOString();
-  }
-  if (row.complete !== undefined) {
-    if (typeof row.complete !== 'boolean') throw fail(`${where}: complete must be true or false`);
-    order.complete = row.complete;
-  }
-  if (row.status !== undefined) {
-    if (row.status !== 'pending' && row.status !== 'shipped')
-      throw fail(`${where}: status must be pending or shipped`);
-    order.status = row.status;
-  }
-  return order;
 }

@@ -35,7 +35,7 @@ function asset(stem: string, contentType: string, body: Buffer): DocsAsset {
   };
 }
 
-/** Reads the renderer's bundle (about 4 MB), so it is called on the first request for the docs, not at start. */
+/** Reads the renderer's bundle, which is large, so it is called on the first request for the docs, not at start. */
 export function loadDocsAssets(initScript: string): DocsAssets {
   const renderer = asset('scalar', 'text/javascript; charset=utf-8', readFileSync(scalarBundlePath()));
   const init = asset('init', 'text/javascript; charset=utf-8', Buffer.from(initScript));

@@ -119,8 +119,8 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 const UNPAIRED_SURROGATE = /\p{Cs}/u;
 
 /**
- * Member names included: they are strings of the body too. Iterative, since a 1 MiB body can nest half a
- * million arrays, which JSON.parse handles and a recursive walk would not.
+ * Member names included: they are strings of the body too. Iterative, since a body within MAX_BODY_BYTES
+ * can nest arrays deeper than the call stack goes, which JSON.parse handles and a recursive walk would not.
  */
 function hasLoneSurrogate(body: unknown): boolean {
   const pending: unknown[] = [body];
