@@ -19,6 +19,7 @@ const notThroughPrism = [
   'test/http/duplicateKeys.test.ts',
   'test/http/errors.test.ts',
   'test/http/framing.test.ts',
+  'test/http/rateLimit.test.ts',
   'test/keys.test.ts',
   'test/operations/listOrdersBackpressure.test.ts',
   'test/package/**',
