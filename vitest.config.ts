@@ -20,6 +20,7 @@ const notThroughPrism = [
   'test/http/errors.test.ts',
   'test/http/framing.test.ts',
   'test/http/rateLimit.test.ts',
+  'test/http/readJsonBody.test.ts',
   'test/keys.test.ts',
   'test/operations/listOrdersBackpressure.test.ts',
   'test/package/**',
