@@ -21,6 +21,7 @@ const notThroughPrism = [
   'test/http/framing.test.ts',
   'test/http/rateLimit.test.ts',
   'test/http/readJsonBody.test.ts',
+  'test/http/validationMessages.test.ts',
   'test/keys.test.ts',
   'test/operations/listOrdersBackpressure.test.ts',
   'test/package/**',
