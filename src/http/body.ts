@@ -95,9 +95,9 @@ export async function readJsonBody({
     // Rejects `__proto__` and `constructor.prototype` keys instead of carrying them into handlers.
     value = secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
-    const reason =
-      error instanceof SyntaxError ? 'is not valid JSON' : 'contains a forbidden prototype property';
-    throw invalidJson(reason);
+    // secure-json-parse throws a SyntaxError for a forbidden key too; only its message tells them apart.
+    const forbidden = /forbidden prototype property/i.test((error as Error).message);
+    throw invalidJson(forbidden ? 'contains a forbidden prototype property' : 'is not valid JSON');
   }
   // I-JSON (RFC 7493), which a body must be: no name twice in one object (§2.3)...
   const duplicate = firstDuplicateKey(text);

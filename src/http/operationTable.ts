@@ -1,11 +1,11 @@
 // The contract's operations as the pipeline uses them: each with its definition ($refs resolved), its
 // compiled request validator, its deprecation policy and its Fastify route. openapi-backend provides the
 // resolved operations and the validators; its own request pipeline is not used (see pipeline.ts).
-import addFormats from 'ajv-formats';
 import { type Request as ApiRequest, OpenAPIBackend } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
 import { type DeprecationPolicy, deprecationPolicies } from '../contract/deprecation.js';
 import { API_ROOT, type Contract, operationsOf } from '../contract/document.js';
+import { configureAjv } from '../contract/formats.js';
 import type { OperationId } from '../contract/types.js';
 import type { Handler } from '../operations/handler.js';
 import { apiError } from '../contract/errorBody.js';
@@ -40,13 +40,7 @@ export async function operationTable(
     // the response validators, which the server never runs, not at all.
     quick: true,
     coerceTypes: true,
-    customizeAjv: (ajv) => {
-      addFormats.default(ajv, ['date-time']);
-      // Path integers arrive as text and are range-checked exactly in parameters.ts; after coercion to a
-      // float, 2^63 - 1 rounds up to 2^63 and openapi-backend's own int64 check would refuse it.
-      ajv.addFormat('int64', { type: 'number', validate: Number.isInteger });
-      return ajv;
-    },
+    customizeAjv: configureAjv,
     // The server never calls api.handleRequest and registers no operation handler in it. These two refuse,
     // should anything ever route a request through openapi-backend, instead of letting it through.
     handlers: {
