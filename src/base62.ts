@@ -5,16 +5,27 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 
 /** Encodes `bytes` as exactly `width` base62 characters (left-padded with `0`). */
 export function toBase62(bytes: Uint8Array, width: number): string {
-  let value = 0n;
-  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
-  let text = '';
-  while (value > 0n) {
-    text = ALPHABET[Number(value % 62n)] + text;
-    value /= 62n;
-  }
+  const text = bytes.length <= 6 ? smallDigits(bytes) : bigDigits(bytes);
   if (text.length > width)
     throw new RangeError(`${bytes.length} bytes do not fit in ${width} base62 characters`);
   return text.padStart(width, '0');
+}
+
+/** Up to 48 bits fit a double exactly: a key's checksum, checked on every request, needs no BigInt. */
+function smallDigits(bytes: Uint8Array): string {
+  let value = 0;
+  for (const byte of bytes) value = value * 256 + byte;
+  let text = '';
+  for (; value > 0; value = Math.floor(value / 62)) text = ALPHABET[value % 62] + text;
+  return text;
+}
+
+function bigDigits(bytes: Uint8Array): string {
+  let value = 0n;
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+  let text = '';
+  for (; value > 0n; value /= 62n) text = ALPHABET[Number(value % 62n)] + text;
+  return text;
 }
 
 /** Random bytes are drawn from the system 4 KiB at a time: one call per id costs more than the id. */
