@@ -10,9 +10,14 @@ export interface QuotaState {
   headers: Record<string, string>;
 }
 
+/** A refusal-free peek: it carries no fields, since nobody sends them. */
+const ALLOWED: QuotaState = Object.freeze({ allowed: true, headers: Object.freeze({}) });
+
 export class FixedWindowQuota {
   #windowIndex = -1;
   #counts = new Map<string | number, number>();
+  /** The same on every answer, so written once. */
+  readonly #policyField: string;
 
   /** `limit` 0 turns the quota off. */
   constructor(
@@ -20,7 +25,9 @@ export class FixedWindowQuota {
     readonly limit: number,
     readonly windowSeconds: number,
     private readonly nowMs: () => number = Date.now,
-  ) {}
+  ) {
+    this.#policyField = `"${policy}";q=${limit};w=${windowSeconds}`;
+  }
 
   get enabled(): boolean {
     return this.limit > 0;
@@ -28,20 +35,25 @@ export class FixedWindowQuota {
 
   /** Counts one request against `partition` and says whether it is within the quota. */
   hit(partition: string | number): QuotaState {
-    const used = this.#used(partition) + 1;
+    const nowMs = this.nowMs();
+    const used = this.#used(partition, nowMs) + 1;
     // When the table is full, a new partition is not counted: one flood must not lock everyone else out.
     if (this.#counts.has(partition) || this.#counts.size < MAX_TRACKED) this.#counts.set(partition, used);
-    return this.#state(used, used <= this.limit);
+    return this.#state(used, used <= this.limit, nowMs);
   }
 
-  /** Whether one more request of `partition` would be within the quota, without counting it. */
+  /**
+   * Whether one more request of `partition` would be within the quota, without counting it. Its fields
+   * are filled in only when it would not be.
+   */
   peek(partition: string | number): QuotaState {
-    const used = this.#used(partition);
-    return this.#state(used, used < this.limit);
+    const nowMs = this.nowMs();
+    const used = this.#used(partition, nowMs);
+    return used < this.limit ? ALLOWED : this.#state(used, false, nowMs);
   }
 
-  #used(partition: string | number): number {
-    const windowIndex = Math.floor(this.nowMs() / (this.windowSeconds * 1000));
+  #used(partition: string | number, nowMs: number): number {
+    const windowIndex = Math.floor(nowMs / (this.windowSeconds * 1000));
     if (windowIndex !== this.#windowIndex) {
       this.#windowIndex = windowIndex;
       this.#counts = new Map();
@@ -49,12 +61,12 @@ export class FixedWindowQuota {
     return this.#counts.get(partition) ?? 0;
   }
 
-  #state(used: number, allowed: boolean): QuotaState {
+  #state(used: number, allowed: boolean, nowMs: number): QuotaState {
     const windowMs = this.windowSeconds * 1000;
-    const resetSeconds = Math.max(1, Math.ceil((windowMs - (this.nowMs() % windowMs)) / 1000));
+    const resetSeconds = Math.max(1, Math.ceil((windowMs - (nowMs % windowMs)) / 1000));
     const remaining = Math.max(0, this.limit - used);
     const headers: Record<string, string> = {
-      'RateLimit-Policy': `"${this.policy}";q=${this.limit};w=${this.windowSeconds}`,
+      'RateLimit-Policy': this.#policyField,
       RateLimit: `"${this.policy}";r=${remaining};t=${resetSeconds}`,
     };
     if (allowed) return { allowed: true, headers };
