@@ -66,7 +66,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerContractFiles(app, contract);
   registerDocs(app);
 
-  const operations = await operationTable(contract, options.handlers ?? defaultHandlers);
+  const operations = operationTable(contract, options.handlers ?? defaultHandlers);
   const quotas = new RequestQuotas(options.rateLimits ?? DEFAULT_RATE_LIMITS, () => now().getTime());
   registerOperations(app, contract, operations, { store, quotas, now });
   return app;

@@ -1,14 +1,16 @@
-// The contract's operations as the pipeline uses them: each with its definition ($refs resolved), its
-// compiled request validator, its deprecation policy and its Fastify route. openapi-backend provides the
-// resolved operations and the validators; its own request pipeline is not used (see pipeline.ts).
-import { type Request as ApiRequest, OpenAPIBackend } from 'openapi-backend';
+// The contract's operations as the pipeline uses them: each with its definition, its deprecation policy,
+// its Fastify route and its request validator. openapi-backend compiles the validators (Ajv); its own
+// request pipeline is not used (see pipeline.ts). It is loaded only when first needed or soon after start
+// (see `load`): the checks before validation read the contract's own definitions, so a first request with
+// nothing to validate, such as a plain listOrders, waits for neither the import nor the compilation.
+import type { OpenAPIBackend, Request as ApiRequest } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
 import { type DeprecationPolicy, deprecationPolicies } from '../contract/deprecation.js';
 import { API_ROOT, type Contract, operationsOf } from '../contract/document.js';
+import { apiError } from '../contract/errorBody.js';
 import { configureAjv } from '../contract/formats.js';
 import type { OperationId } from '../contract/types.js';
 import type { Handler } from '../operations/handler.js';
-import { apiError } from '../contract/errorBody.js';
 import { supportsConditionalGet } from './conditional.js';
 import { invalidRequest, type Validation } from './validation.js';
 
@@ -17,27 +19,62 @@ export interface Operation {
   method: string;
   /** The operation's path as a Fastify route, under the API root. */
   url: string;
+  /** As in the contract, with its parameters' `$ref`s followed. */
   definition: OpenAPIV3.OperationObject;
   deprecation: DeprecationPolicy | undefined;
   /** The names of its header parameters, as the contract spells them. */
   headerParameters: string[];
   /** Whether it answers If-None-Match (conditional.ts). */
   conditional: boolean;
-  validate(request: ApiRequest): Validation;
+  validate(request: ApiRequest): Promise<Validation>;
   handler: Handler<OperationId>;
 }
 
-export async function operationTable(
+export interface OperationTable {
+  operations: Operation[];
+  /** Loads openapi-backend and compiles the validators, unless that is done or under way. */
+  load(): void;
+}
+
+export function operationTable(
   contract: Contract,
   handlers: { [Op in OperationId]: Handler<Op> },
-): Promise<Operation[]> {
+): OperationTable {
+  let loading: Promise<Validators> | undefined;
+  const loaded = () => (loading ??= loadValidators(contract));
+  const policies = deprecationPolicies(operationsOf(contract.document));
+  const operations = operationsOf(contract.document).map(({ method, path, definition: declared }): Operation => {
+    const operationId = declared.operationId as OperationId;
+    const definition = withParametersResolved(contract.document, declared);
+    const parameters = (definition.parameters ?? []) as OpenAPIV3.ParameterObject[];
+    return {
+      operationId,
+      method: method.toUpperCase(),
+      url: `${API_ROOT}${path.replace(/\{([^}]+)\}/g, ':$1')}`,
+      definition,
+      deprecation: policies.get(operationId),
+      headerParameters: parameters.filter(({ in: where }) => where === 'header').map(({ name }) => name),
+      conditional: supportsConditionalGet(definition),
+      validate: async (request) => (await loaded()).validate(operationId, request),
+      handler: handlers[operationId] as Handler<OperationId>,
+    };
+  });
+  return { operations, load: () => void loaded() };
+}
+
+interface Validators {
+  validate(operationId: string, request: ApiRequest): Validation;
+}
+
+async function loadValidators(contract: Contract): Promise<Validators> {
+  const { OpenAPIBackend } = await import('openapi-backend');
   const api = new OpenAPIBackend({
     definition: contract.document,
     apiRoot: API_ROOT,
     strict: true,
     // Quick mode skips re-validating openapi.yaml at every start (Spectral and Redocly check it in CI) and
-    // compiles validators on demand: the request validators in the background right after start (below),
-    // the response validators, which the server never runs, not at all.
+    // compiles validators on demand: the request validators in the background (below), the response
+    // validators, which the server never runs, not at all.
     quick: true,
     coerceTypes: true,
     customizeAjv: configureAjv,
@@ -49,31 +86,18 @@ export async function operationTable(
     },
   });
   await api.init();
-  const policies = deprecationPolicies(operationsOf(contract.document));
-  const operations = api.router.getOperations().map((resolved): Operation => {
-    const operationId = resolved.operationId as OperationId;
-    const definition = resolved as OpenAPIV3.OperationObject;
-    const parameters = (definition.parameters ?? []) as OpenAPIV3.ParameterObject[];
-    return {
-      operationId,
-      method: resolved.method.toUpperCase(),
-      url: `${API_ROOT}${resolved.path.replace(/\{([^}]+)\}/g, ':$1')}`,
-      definition,
-      deprecation: policies.get(operationId),
-      headerParameters: parameters.filter(({ in: where }) => where === 'header').map(({ name }) => name),
-      conditional: supportsConditionalGet(definition),
-      // The operation itself: given its id, openapi-backend would rebuild its operation list.
-      validate: (request) => api.validator.validateRequest(request, resolved),
-      handler: handlers[operationId] as Handler<OperationId>,
-    };
-  });
-  compileInTheBackground(api, operations.map(({ operationId }) => operationId));
-  return operations;
+  // openapi-backend's copies of the operations have every `$ref` resolved, as its validator wants them.
+  const resolved = new Map(api.router.getOperations().map((operation) => [operation.operationId, operation]));
+  compileInTheBackground(api, [...resolved.keys()] as string[]);
+  return {
+    // The operation itself: given its id, openapi-backend would rebuild its operation list.
+    validate: (operationId, request) => api.validator.validateRequest(request, resolved.get(operationId)),
+  };
 }
 
 /**
- * One operation's validators per turn of the event loop, right after start, keeps their compilation off
- * the way of the first requests; an operation asked for before its turn is compiled on demand.
+ * One operation's validators per turn of the event loop keeps their compilation off the way of the
+ * requests meanwhile; an operation asked for before its turn is compiled on demand.
  */
 function compileInTheBackground(api: OpenAPIBackend, operationIds: string[]): void {
   const [next, ...rest] = operationIds;
@@ -82,4 +106,28 @@ function compileInTheBackground(api: OpenAPIBackend, operationIds: string[]): vo
     api.validator.getRequestValidatorsForOperation(next);
     compileInTheBackground(api, rest);
   });
+}
+
+/** The operation with its parameters' `$ref`s (to components of the same document) followed. */
+function withParametersResolved(
+  document: OpenAPIV3.Document,
+  definition: OpenAPIV3.OperationObject,
+): OpenAPIV3.OperationObject {
+  const parameters = (definition.parameters ?? []).map((parameter) => {
+    const resolved = followRef<OpenAPIV3.ParameterObject>(document, parameter);
+    return resolved.schema ? { ...resolved, schema: followRef(document, resolved.schema) } : resolved;
+  });
+  return { ...definition, parameters };
+}
+
+function followRef<T>(document: OpenAPIV3.Document, node: T | OpenAPIV3.ReferenceObject): T {
+  let current: unknown = node;
+  while (current && typeof current === 'object' && '$ref' in current) {
+    const pointer = (current as OpenAPIV3.ReferenceObject).$ref.replace(/^#\//, '').split('/');
+    current = pointer.reduce<unknown>(
+      (at, key) => (at as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+      document,
+    );
+  }
+  return current as T;
 }

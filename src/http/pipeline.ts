@@ -66,7 +66,7 @@ async function checkThenRun(
   if (invalidPath) return invalidPath;
   const read = operation.definition.requestBody ? await operationBody(request, reply.raw) : { body: undefined };
   if ('refusal' in read) return read.refusal;
-  const checked = validatedInput(operation, request, read.body);
+  const checked = await validatedInput(operation, request, read.body);
   if ('refusal' in checked) return checked.refusal;
   const answer = await operation.handler(checked.input, { store, principal: caller.principal, now });
   return operation.conditional ? conditionalGet(answer, request.headers['if-none-match']) : answer;

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { API_ROOT, operationsOf, type Contract } from '../contract/document.js';
 import { allowedMethodsOf, methodNotAllowed, NO_SUCH_PATH } from './methods.js';
-import type { Operation } from './operationTable.js';
+import type { OperationTable } from './operationTable.js';
 import { answer, type PipelineDependencies } from './pipeline.js';
 import { send } from './reply.js';
 import type { Principal } from '../store/store.js';
@@ -19,18 +19,28 @@ declare module 'fastify' {
 export function registerOperations(
   app: FastifyInstance,
   contract: Contract,
-  operations: Operation[],
+  table: OperationTable,
   dependencies: PipelineDependencies,
 ): void {
   app.decorateRequest('principal', undefined);
-  for (const operation of operations) {
+  for (const operation of table.operations) {
     app.route({
       method: operation.method,
       url: operation.url,
       config: { operationId: operation.operationId },
-      handler: async (request, reply) => send(reply, await answer(operation, request, reply, dependencies)),
+      handler: async (request, reply) => {
+        send(reply, await answer(operation, request, reply, dependencies));
+        // The validators are loaded once a first request is answered, not in its way.
+        table.load();
+        return reply;
+      },
     });
   }
+  // Without requests, they are loaded soon after start anyway.
+  app.addHook('onListen', (done) => {
+    setTimeout(() => table.load(), 1_000).unref();
+    done();
+  });
   const allowedMethods = allowedMethodsOf(operationsOf(contract.document));
   app.all(`${API_ROOT}/*`, async (request, reply) => {
     const allowed = allowedMethods((request.url.split('?', 1)[0] as string).slice(API_ROOT.length));

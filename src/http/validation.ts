@@ -17,18 +17,18 @@ export interface Validation {
 interface ValidatedOperation {
   definition: OpenAPIV3.OperationObject;
   headerParameters: string[];
-  validate(request: ApiRequest): Validation;
+  validate(request: ApiRequest): Promise<Validation>;
 }
 
 /** The operation's input, checked against the contract, or the 400 that says what is wrong with it. */
-export function validatedInput(
+export async function validatedInput(
   operation: ValidatedOperation,
   request: FastifyRequest,
   body: unknown,
-): { input: Input<OperationId> } | { refusal: ErrorAnswer<400> } {
+): Promise<{ input: Input<OperationId> } | { refusal: ErrorAnswer<400> }> {
   let path: unknown = {};
   if (hasAnythingToValidate(operation.definition, request)) {
-    const validation = operation.validate({
+    const validation = await operation.validate({
       method: request.method,
       path: request.url.split('?', 1)[0] as string,
       query: request.query as Record<string, string | string[]>,
