@@ -46,8 +46,7 @@ describe('FixedWindowQuota', () => {
       expect(quota.peek('a')).toEqual({ allowed: true, headers: {} });
     }
     quota.hit('a');
-    expect(quota.peek('a').allowed).toBe(true);
-    expect(quota.peek('a').headers.RateLimit).toBe('"per-key";r=1;t=60');
+    expect(quota.peek('a')).toEqual({ allowed: true, headers: {} });
     quota.hit('a');
     expect(quota.peek('a')).toEqual({
       allowed: false,
