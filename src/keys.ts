@@ -21,16 +21,27 @@ export function generateKey(): string {
 
 /** True when `candidate` has the key shape and a matching checksum. Runs no lookup. */
 export function isWellFormedKey(candidate: string): boolean {
-  if (candidate.length !== KEY_LENGTH || !candidate.startsWith(KEY_PREFIX)) return false;
-  if (!/^[0-9A-Za-z]+$/.test(candidate.slice(KEY_PREFIX.length))) return false;
-  const body = candidate.slice(0, -CHECKSUM_WIDTH);
-  return checksum(body) === candidate.slice(-CHECKSUM_WIDTH);
+  return hasKeyShape(candidate) && hasValidChecksum(candidate);
+}
+
+/** The prefix, the length and the alphabet of a key: no hashing. */
+export function hasKeyShape(candidate: string): boolean {
+  return (
+    candidate.length === KEY_LENGTH &&
+    candidate.startsWith(KEY_PREFIX) &&
+    /^[0-9A-Za-z]+$/.test(candidate.slice(KEY_PREFIX.length))
+  );
+}
+
+/** For a candidate of the key shape: whether its last characters are the checksum of the rest. */
+export function hasValidChecksum(candidate: string): boolean {
+  return checksum(candidate.slice(0, -CHECKSUM_WIDTH)) === candidate.slice(-CHECKSUM_WIDTH);
 }
 
 /** The only form of a key the store keeps: a fixed-length SHA-256 digest. */
 export function keyDigest(key: string): Buffer {
-  // The one-shot form: every authenticated request hashes twice, and a Hash object per call costs more
-  // than the hashing of so short a text.
+  // The one-shot form: every authenticated request hashes, and a Hash object per call costs more than
+  // the hashing of so short a text.
   return hash('sha256', key, 'buffer');
 }
 

@@ -1,9 +1,9 @@
 // Bearer authentication: parse the header, refuse malformed keys before any lookup, and compare digests
 // in constant time. The key itself is never kept, logged or compared as text.
 import { timingSafeEqual } from 'node:crypto';
-import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
 import type { FastifyRequest } from 'fastify';
-import { isWellFormedKey, keyDigest } from '../keys.js';
+import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
+import { hasKeyShape, hasValidChecksum, keyDigest } from '../keys.js';
 import type { Principal, Store } from '../store/store.js';
 import type { RequestQuotas } from './quotas.js';
 import { singleHeader } from './rawHeaders.js';
@@ -17,14 +17,27 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
+/**
+ * Digests of keys that have authenticated before. Their checksum is not checked again: it is a second
+ * SHA-256 on every request, and the same key cannot have lost it. Whether the key is still active is the
+ * store's answer each time. Bounded like the store's own cache; it starts over when full.
+ */
+const checkedDigests = new Set<string>();
+const MAX_CHECKED_DIGESTS = 10_000;
+
 export function authenticate(header: string | undefined, store: Store): Principal | undefined {
   const token = bearerToken(header);
-  if (token === undefined || !isWellFormedKey(token)) return undefined;
+  if (token === undefined || !hasKeyShape(token)) return undefined;
   const digest = keyDigest(token);
+  const digestText = digest.toString('base64');
+  // A malformed key is refused before any lookup.
+  if (!checkedDigests.has(digestText) && !hasValidChecksum(token)) return undefined;
   const key = store.findActiveKey(digest);
   // The lookup is by digest, so a timing difference there says nothing about the key; the final
   // comparison is still constant-time so no code path compares secrets byte by byte.
   if (!key || key.digest.length !== digest.length || !timingSafeEqual(key.digest, digest)) return undefined;
+  if (checkedDigests.size >= MAX_CHECKED_DIGESTS) checkedDigests.clear();
+  checkedDigests.add(digestText);
   return { accountId: key.accountId, keyId: key.keyId };
 }
 
