@@ -67,7 +67,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerDocs(app);
 
   const operations = operationTable(contract, options.handlers ?? defaultHandlers);
-  const quotas = new RequestQuotas(options.rateLimits ?? DEFAULT_RATE_LIMITS, () => now().getTime());
+  const quotas = new RequestQuotas(options.rateLimits ?? DEFAULT_RATE_LIMITS, options.now);
   registerOperations(app, contract, operations, { store, quotas, now });
   return app;
 }

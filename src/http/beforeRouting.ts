@@ -1,7 +1,7 @@
 // Answers given before a request is routed: a malformed percent-escape (Fastify's own error, before any
 // hook) and framing Node lets through (framing.ts). Such an answer is still an answer of the deprecated
 // operation its path names: it carries the operation's headers, and after the sunset it is 410.
-import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { FastifyRequest, FastifyServerOptions, onRequestHookHandler } from 'fastify';
 import type { Answer } from '../contract/answer.js';
 import { deprecatedOperationAt, deprecationPolicies, refuseAfterSunset } from '../contract/deprecation.js';
 import { API_ROOT, type Contract, operationsOf } from '../contract/document.js';
@@ -13,7 +13,7 @@ type FrameworkErrors = NonNullable<FastifyServerOptions['frameworkErrors']>;
 
 export interface BeforeRouting {
   frameworkErrors: FrameworkErrors;
-  refuseMalformedFraming: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
+  refuseMalformedFraming: onRequestHookHandler;
 }
 
 export function answersBeforeRouting(contract: Contract, now: () => Date): BeforeRouting {
@@ -30,10 +30,11 @@ export function answersBeforeRouting(contract: Contract, now: () => Date): Befor
       const policy = deprecatedOperation(request.method, request.url);
       send(reply, asAnswerOf(request, refuseAfterSunset(policy, now()) ?? errorAnswerFor(error).answer));
     },
-    // Refused before any check, the sunset included.
-    refuseMalformedFraming: async (request, reply) => {
+    // Refused before any check, the sunset included. A hook that answers does not call done().
+    refuseMalformedFraming: (request, reply, done) => {
       const malformed = framingError(request.raw);
-      return malformed ? send(reply, asAnswerOf(request, malformed)) : undefined;
+      if (malformed) send(reply, asAnswerOf(request, malformed));
+      else done();
     },
   };
 }

@@ -17,7 +17,9 @@ export class RequestQuotas {
   readonly #authFailures: FixedWindowQuota;
   readonly #perKey: FixedWindowQuota;
 
-  constructor(limits: RateLimits, nowMs: () => number = Date.now) {
+  /** `now` is a test's clock; the real one is read as Date.now, without a Date per reading. */
+  constructor(limits: RateLimits, now?: () => Date) {
+    const nowMs = now ? () => now().getTime() : Date.now;
     this.#authFailures = new FixedWindowQuota(
       'auth-failures',
       limits.authFailuresPerAddress,

@@ -7,7 +7,8 @@ export function takeBodiesUnparsed(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
   app.addHook('onRequest', (request, _reply, done) => {
-    delete request.headers['content-type'];
+    // Deleting a field that is not there would still make the headers object a slower dictionary.
+    if ('content-type' in request.headers) delete request.headers['content-type'];
     done();
   });
 }
