@@ -57,6 +57,12 @@ describe('kill -9 under concurrent writes', () => {
 
         const acknowledged: Acknowledged = { messages: [], cancels: [] };
         let killed = false;
+        // The kill comes at a random moment once writes are being acknowledged, not while the server is
+        // still loading its validators after start.
+        let firstAcknowledged: () => void = () => {};
+        const writing = new Promise<void>((resolve) => {
+          firstAcknowledged = resolve;
+        });
         const writer = async (worker: number) => {
           for (let i = 0; !killed; i++) {
             try {
@@ -66,7 +72,10 @@ describe('kill -9 under concurrent writes', () => {
                   method: 'DELETE',
                   headers,
                 });
-                if (answer.status === 204) acknowledged.cancels.push(orderId);
+                if (answer.status === 204) {
+                  acknowledged.cancels.push(orderId);
+                  firstAcknowledged();
+                }
                 if (answer.status >= 500) serverErrors++;
               } else {
                 const answer = await validatingFetch(`${server.baseUrl}/v1/messages`, {
@@ -74,8 +83,10 @@ describe('kill -9 under concurrent writes', () => {
                   headers,
                   body: JSON.stringify({ message: `round ${round} writer ${worker} #${i}` }),
                 });
-                if (answer.status === 202)
+                if (answer.status === 202) {
                   acknowledged.messages.push(((await answer.json()) as { id: string }).id);
+                  firstAcknowledged();
+                }
                 if (answer.status >= 500) serverErrors++;
               }
             } catch (error) {
@@ -85,7 +96,8 @@ describe('kill -9 under concurrent writes', () => {
           }
         };
         const writers = Array.from({ length: WRITERS }, (_, worker) => writer(worker));
-        const killAfterMs = Math.floor(50 + random() * 400);
+        const killAfterMs = Math.floor(random() * 400);
+        await writing;
         await new Promise((resolve) => setTimeout(resolve, killAfterMs));
         server.child.kill('SIGKILL');
         killed = true;
