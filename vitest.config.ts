@@ -19,6 +19,7 @@ const notThroughPrism = [
   'test/contract/types.test.ts',
   'test/docs/**',
   'test/http/body.test.ts',
+  'test/http/conditional.test.ts',
   'test/http/duplicateKeys.test.ts',
   'test/http/errors.test.ts',
   'test/http/framing.test.ts',
