@@ -33,7 +33,7 @@ export interface Operation {
 export interface OperationTable {
   operations: Operation[];
   /** Loads openapi-backend and compiles the validators, unless that is done or under way. */
-  load(): void;
+  load(): Promise<unknown>;
 }
 
 export function operationTable(
@@ -59,7 +59,7 @@ export function operationTable(
       handler: handlers[operationId] as Handler<OperationId>,
     };
   });
-  return { operations, load: () => void loaded() };
+  return { operations, load: loaded };
 }
 
 interface Validators {

@@ -23,6 +23,11 @@ export function registerOperations(
   dependencies: PipelineDependencies,
 ): void {
   app.decorateRequest('principal', undefined);
+  // A failure also fails each request that needs validation (500); here it is logged once, not thrown.
+  let loading: Promise<unknown> | undefined;
+  const loadValidators = () => {
+    loading ??= table.load().catch((error: unknown) => app.log.error({ err: error }, 'cannot load the validators'));
+  };
   for (const operation of table.operations) {
     app.route({
       method: operation.method,
@@ -31,14 +36,14 @@ export function registerOperations(
       handler: async (request, reply) => {
         send(reply, await answer(operation, request, reply, dependencies));
         // The validators are loaded once a first request is answered, not in its way.
-        table.load();
+        loadValidators();
         return reply;
       },
     });
   }
   // Without requests, they are loaded soon after start anyway.
   app.addHook('onListen', (done) => {
-    setTimeout(() => table.load(), 1_000).unref();
+    setTimeout(loadValidators, 1_000).unref();
     done();
   });
   const allowedMethods = allowedMethodsOf(operationsOf(contract.document));
