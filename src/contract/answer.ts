@@ -7,3 +7,8 @@ export interface Answer {
   /** A JSON value, a streamed array (streamedArray.ts), or JSON text already serialized (a Buffer). */
   body?: unknown;
 }
+
+/** `answer` with `headers` under its own: the answer's own win where both name a field. */
+export function withHeaders(answer: Answer, headers: Record<string, string> | undefined): Answer {
+  return headers ? { ...answer, headers: { ...headers, ...answer.headers } } : answer;
+}

@@ -1,8 +1,8 @@
 // Answers given before a request is routed: a malformed percent-escape (Fastify's own error, before any
 // hook) and framing Node lets through (framing.ts). Such an answer is still an answer of the deprecated
 // operation its path names: it carries the operation's headers, and after the sunset it is 410.
-import type { FastifyRequest, FastifyServerOptions, onRequestHookHandler } from 'fastify';
-import type { Answer } from '../contract/answer.js';
+import type { FastifyServerOptions, onRequestHookHandler } from 'fastify';
+import { withHeaders } from '../contract/answer.js';
 import { deprecatedOperationAt, deprecationPolicies, refuseAfterSunset } from '../contract/deprecation.js';
 import { API_ROOT, type Contract, operationsOf } from '../contract/document.js';
 import { errorAnswerFor } from './errors.js';
@@ -19,21 +19,18 @@ export interface BeforeRouting {
 export function answersBeforeRouting(contract: Contract, now: () => Date): BeforeRouting {
   const policies = deprecationPolicies(operationsOf(contract.document));
   const deprecatedOperation = deprecatedOperationAt(policies, API_ROOT);
-  const asAnswerOf = (request: FastifyRequest, answer: Answer): Answer => {
-    const policy = deprecatedOperation(request.method, request.url);
-    return policy ? { ...answer, headers: { ...policy.headers, ...answer.headers } } : answer;
-  };
   return {
     frameworkErrors: (error, request, reply) => {
       // This comes before the onRequest hooks that set these on every other answer.
       reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
       const policy = deprecatedOperation(request.method, request.url);
-      send(reply, asAnswerOf(request, refuseAfterSunset(policy, now()) ?? errorAnswerFor(error).answer));
+      const answer = refuseAfterSunset(policy, now()) ?? errorAnswerFor(error).answer;
+      send(reply, withHeaders(answer, policy?.headers));
     },
     // Refused before any check, the sunset included. A hook that answers does not call done().
     refuseMalformedFraming: (request, reply, done) => {
       const malformed = framingError(request.raw);
-      if (malformed) send(reply, asAnswerOf(request, malformed));
+      if (malformed) send(reply, withHeaders(malformed, deprecatedOperation(request.method, request.url)?.headers));
       else done();
     },
   };

@@ -42,10 +42,11 @@ export function operationTable(
 ): OperationTable {
   let loading: Promise<Validators> | undefined;
   const loaded = () => (loading ??= loadValidators(contract));
-  const policies = deprecationPolicies(operationsOf(contract.document));
-  const operations = operationsOf(contract.document).map(({ method, path, definition: declared }): Operation => {
-    const operationId = declared.operationId as OperationId;
-    const definition = withParametersResolved(contract.document, declared);
+  const declared = operationsOf(contract.document);
+  const policies = deprecationPolicies(declared);
+  const operations = declared.map(({ operationId: id, method, path, definition: asDeclared }): Operation => {
+    const operationId = id as OperationId;
+    const definition = withParametersResolved(contract.document, asDeclared);
     const parameters = (definition.parameters ?? []) as OpenAPIV3.ParameterObject[];
     return {
       operationId,

@@ -4,7 +4,7 @@
 // Routing (404, and 405 with Allow) comes before it, in routes.ts. Each stage answers or lets the request
 // go on; the first answer comes back here, and leaves by the one exit, send() in reply.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Answer } from '../contract/answer.js';
+import { type Answer, withHeaders } from '../contract/answer.js';
 import { refuseAfterSunset } from '../contract/deprecation.js';
 import type { Store } from '../store/store.js';
 import { authenticateRequest } from './auth.js';
@@ -41,7 +41,7 @@ export async function answer(
   } catch (error) {
     answer = answerToFailure(request, error);
   }
-  return carried.headers ? { ...answer, headers: { ...carried.headers, ...answer.headers } } : answer;
+  return withHeaders(answer, carried.headers);
 }
 
 async function checkThenRun(
