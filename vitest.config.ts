@@ -15,6 +15,7 @@ const notThroughPrism = [
   'test/config.test.ts',
   'test/contract/deprecation.test.ts',
   'test/contract/errorCodes.test.ts',
+  'test/contract/parsedContract.test.ts',
   'test/contract/generatedRequests.test.ts',
   'test/contract/types.test.ts',
   'test/docs/**',

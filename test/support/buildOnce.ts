@@ -1,5 +1,6 @@
 // vitest global setup: process and CLI tests run the built files, exactly as `npm start` and the bin do;
-// the build is `npm run build`'s two steps, so that a packed tarball carries the docs renderer too.
+// the build is `npm run build`'s steps, so that a packed tarball carries the docs renderer too, and the
+// built server reads the contract as the build parsed it.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -10,4 +11,5 @@ export default function buildOnce(): void {
     stdio: 'inherit',
   });
   execFileSync(process.execPath, ['scripts/copy-docs-bundle.mjs'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, ['scripts/build-contract.mjs'], { cwd: root, stdio: 'inherit' });
 }
