@@ -1,0 +1,102 @@
+// The README's walkthrough, run as a user runs it: its shell commands, in order, in one shell, against a
+// fresh server, each shown output compared with what really comes out.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServerProcess, spawnServer } from '../support/processes.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const README_ADDRESS = 'http://127.0.0.1:3000';
+
+interface Step {
+  commands: string;
+  shown: string | undefined;
+}
+
+/** The walkthrough's steps: each `sh` block, with the `text` or `json` block after it, if any. */
+export function walkthroughSteps(readme: string): Step[] {
+  const start = readme.indexOf('\n## Walkthrough');
+  const end = readme.indexOf('\n## ', start + 1);
+  const section = readme.slice(start, end === -1 ? undefined : end);
+  const steps: Step[] = [];
+  for (const [, language, body] of section.matchAll(/```(\w+)\n([\s\S]*?)```/g)) {
+    if (language === 'sh') steps.push({ commands: body ?? '', shown: undefined });
+    else if (steps.length > 0 && steps.at(-1)?.shown === undefined) steps.at(-1)!.shown = body ?? '';
+    else throw new Error(`a ${language} block in the walkthrough follows no command`);
+  }
+  return steps;
+}
+
+/** What varies from run to run and machine to machine: ids, keys, times, request ids, ETags. */
+export function normalised(output: string): string {
+  return (
+    output
+      .replaceAll('\r\n', '\n')
+      // curl -i ends a body without a newline, so the next answer's status line follows on the same line.
+      .replace(/(?<=\S)(HTTP\/1\.1 \d{3})/g, '\n\n$1')
+      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<request-id>')
+      .replace(/sok_[0-9A-Za-z]{39}/g, '<key>')
+      .replace(/sok_[0-9A-Za-z]{3}…/g, '<key-prefix>')
+      .replace(/msg_[0-9A-Za-z]+/g, '<message-id>')
+      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')
+      .replace(/^date: .*$/gim, 'date: <date>')
+      .replace(/^etag: .*$/gim, 'etag: <etag>')
+      .replace(/;t=\d+/g, ';t=<seconds>')
+      .split('\n')
+      .map((line) => line.trimEnd())
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim()
+  );
+}
+
+describe("the README's walkthrough", () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const steps = walkthroughSteps(readme);
+  let folder: string;
+  let server: ServerProcess;
+  let outputs: string[];
+
+  beforeAll(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'walkthrough-'));
+    // The defaults, as `npm start` runs: rate limits on, at their documented values.
+    const env = { DATABASE_URL: join(folder, 'store.db'), RATE_LIMIT_REQUESTS: '', RATE_LIMIT_AUTH_FAILURES: '' };
+    server = await spawnServer({ ...env, LOG_LEVEL: 'info' });
+    const marker = (index: number) => `@@step ${index}@@`;
+    const script = steps
+      .map((step, index) => `echo '${marker(index)}'\n${step.commands.replaceAll(README_ADDRESS, server.baseUrl)}`)
+      .join('\n');
+    // One shell for the whole walkthrough, as in a terminal: `export KEY=…` holds for the later steps.
+    const { stdout } = await promisify(execFile)('bash', ['-c', `exec 2>&1\n${script}`], {
+      cwd: root,
+      env: { ...process.env, ...env },
+    });
+    outputs = stdout
+      .split(/@@step \d+@@\n/)
+      .slice(1)
+      // npm's own warnings about this machine's npm settings are not the project's output.
+      .map((output) => output.replace(/^npm warn .*\n/gm, ''));
+  }, 60_000);
+
+  afterAll(async () => {
+    server?.child.kill('SIGTERM');
+    await server?.finished;
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('has commands to run, most with their output shown', () => {
+    expect(steps.length).toBeGreaterThan(5);
+    expect(outputs).toHaveLength(steps.length);
+  });
+
+  it.each(steps.map((step, index) => [index, step] as const))(
+    'step %i shows what its commands print',
+    (index, step) => {
+      expect(normalised(outputs[index] ?? '')).toBe(normalised(step.shown ?? ''));
+    },
+  );
+});
