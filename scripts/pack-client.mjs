@@ -48,7 +48,8 @@ export function clientManifest(serverManifest) {
       '.': { types: './dist/client.d.ts', import: './dist/client.js' },
       './package.json': './package.json',
     },
-    files: SHIPPED,
+    // npm adds README.md and LICENSE itself, but no longer CHANGELOG.md.
+    files: [...SHIPPED, 'CHANGELOG.md'],
     dependencies: { 'openapi-fetch': openapiFetch },
   };
 }
