@@ -4,13 +4,15 @@ import type { FastifyInstance } from 'fastify';
 import { API_ROOT, type Contract } from '../contract/document.js';
 import { apiError } from '../contract/errorBody.js';
 import type { Store } from '../store/store.js';
+import { VERSION } from '../version.js';
 import { readOnlyRoute } from './methods.js';
 import { send } from './reply.js';
 
 const NOT_READY = apiError('service_unavailable', 'The database is not answering');
 
 export function registerProbes(app: FastifyInstance, store: Store): void {
-  readOnlyRoute(app, '/healthz', () => ({ status: 'ok' }));
+  // The version lets an operator see which release answers, behind a load balancer say.
+  readOnlyRoute(app, '/healthz', () => ({ status: 'ok', version: VERSION }));
   readOnlyRoute(app, '/readyz', (_request, reply) => {
     let ready = false;
     try {

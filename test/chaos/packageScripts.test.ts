@@ -2,7 +2,7 @@
 // smoke runs, so none can rot unseen (`npm run bench` once did). This file is in the sequential suite
 // because `start` and `bench` rebuild dist/, which tests running beside them would read half-written.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,7 @@ const RUN_ELSEWHERE: Record<string, string> = {
   fuzz: 'this file',
   chaos: 'this file',
   bench: 'test/scripts/bench.test.ts (BENCH_SMOKE=1 node bench/run.mjs, on the suite build)',
+  'pack:client': 'this file; test/package/clientPackage.test.ts installs and uses what its script packs',
 };
 
 /** The scripts `npm test` runs, read from its own text and theirs. */
@@ -92,6 +93,24 @@ describe('package.json scripts', () => {
     }
     await run;
   }, 90_000);
+
+  it('npm run pack:client builds, then prints the client tarball\'s path alone on stdout', async () => {
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    const child = spawn('npm', ['run', '--silent', 'pack:client'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += String(chunk);
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += String(chunk);
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(0);
+    const tarball = join(root, 'dist', `store-orders-client-${version}.tgz`);
+    expect(stdout).toBe(`${tarball}\n`);
+    expect(existsSync(tarball)).toBe(true);
+  }, 120_000);
 
   it('npm run generate writes what is committed', async () => {
     const committed = readFileSync(join(root, 'generated/openapi.d.ts'), 'utf8');

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { VERSION } from '../../src/version.js';
 import { contractViolations } from '../support/contract.js';
 import { rawRequest } from '../support/http.js';
 import { createKey, startServer, useServer } from '../support/server.js';
@@ -131,7 +132,7 @@ describe('the contract and probes', () => {
   });
 
   it('answers /healthz and /readyz without a key', async () => {
-    expect((await rawRequest(`${t.server.baseUrl}/healthz`)).json).toEqual({ status: 'ok' });
+    expect((await rawRequest(`${t.server.baseUrl}/healthz`)).json).toEqual({ status: 'ok', version: VERSION });
     expect((await rawRequest(`${t.server.baseUrl}/readyz`)).json).toEqual({ status: 'ready' });
   });
 
