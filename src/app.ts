@@ -1,5 +1,6 @@
 // The composition root: the Fastify server with the contract's operations under /v1, the contract itself,
-// its API reference at /docs, health probes and metrics. Each part is registered here; none is written here.
+// its API reference at /docs, pointers to both from / and /v1, health probes and metrics. Each part
+// is registered here; none is written here.
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
   DEFAULT_HTTP_LIMITS,
@@ -14,6 +15,7 @@ import { answerLikeTheApi } from './http/commonAnswers.js';
 import { limitConnections } from './http/connections.js';
 import { adaptNodeServer } from './http/nodeServer.js';
 import { operationTable } from './http/operationTable.js';
+import { registerPointers } from './http/pointers.js';
 import { registerContractFiles, registerProbes } from './http/probes.js';
 import { RequestQuotas } from './http/quotas.js';
 import { takeBodiesUnparsed } from './http/rawBodies.js';
@@ -65,6 +67,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerProbes(app, store);
   registerContractFiles(app, contract);
   registerDocs(app);
+  registerPointers(app);
 
   const operations = operationTable(contract, options.handlers ?? defaultHandlers);
   const quotas = new RequestQuotas(options.rateLimits ?? DEFAULT_RATE_LIMITS, options.now);
