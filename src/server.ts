@@ -27,6 +27,7 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
     rateLimits: config.rateLimits,
     metrics: config.metrics,
     deprecatedCallsFlushMs: config.deprecatedCallsFlushMs,
+    corsOrigins: config.corsOrigins,
   });
   const settings = store.settings();
   app.log.info({ database: config.databasePath, ...settings }, 'database opened');
