@@ -26,7 +26,7 @@ export function prettyLine(json: string): string {
   const parts = [
     localTime(fields.time),
     (LEVELS[String(fields.level)] ?? String(fields.level)).padEnd(5),
-    escapeControls(String(fields.msg ?? '')),
+    escapeControls(typeof fields.msg === 'string' ? fields.msg : valueText(fields.msg ?? '')),
     ...requestParts(fields),
   ];
   for (const [key, value] of Object.entries(fields)) {
@@ -51,7 +51,8 @@ function requestParts({ req, res, responseTime }: Record<string, unknown>): stri
 function errorParts(err: unknown): { line?: string; stack: string } {
   if (typeof err !== 'object' || err === null) return { stack: '' };
   const { type, message, stack } = err as { type?: unknown; message?: unknown; stack?: unknown };
-  const line = `err=${valueText(`${String(type ?? 'Error')}: ${String(message ?? '')}`)}`;
+  const text = (value: unknown, fallback: string) => (typeof value === 'string' ? value : fallback);
+  const line = `err=${valueText(`${text(type, 'Error')}: ${text(message, '')}`)}`;
   if (typeof stack !== 'string') return { line, stack: '' };
   const frames = stack.split('\n').filter((frame) => /^\s+at /.test(frame));
   return { line, stack: frames.map((frame) => `    ${frame.trim()}\n`).join('') };

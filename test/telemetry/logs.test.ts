@@ -83,11 +83,11 @@ describe('the log format', () => {
       expect(time.getTime()).toBeGreaterThanOrEqual(before);
       expect(time.getTime()).toBeLessThanOrEqual(Date.now());
     }
-    expect(lines).toContainEqual(expect.stringMatching(/ INFO  incoming request GET \/healthz reqId=trace-7$/));
+    expect(lines).toContainEqual(expect.stringMatching(/ INFO {2}incoming request GET \/healthz reqId=trace-7$/));
     expect(lines).toContainEqual(
-      expect.stringMatching(/ INFO  request completed status=200 duration=\d+\.\dms reqId=trace-7$/),
+      expect.stringMatching(/ INFO {2}request completed status=200 duration=\d+\.\dms reqId=trace-7$/),
     );
-    expect(lines).toContainEqual(expect.stringMatching(/ INFO  stopping: no new connections.* signal=SIGTERM$/));
+    expect(lines).toContainEqual(expect.stringMatching(/ INFO {2}stopping: no new connections.* signal=SIGTERM$/));
   });
 
   it('is JSON lines with LOG_FORMAT=json, as on any output that is not a terminal', async () => {
