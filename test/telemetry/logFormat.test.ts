@@ -1,9 +1,10 @@
 // The pieces of the log output that need no process: which format a setting and a terminal give, how a
 // record reads in the readable format, and which hosts count as loopback for the metrics warning.
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { chooseLogFormat } from '../../src/telemetry/logOutput.js';
 import { localTime, prettyLine } from '../../src/telemetry/prettyLog.js';
-import { isLoopback } from '../../src/telemetry/startup.js';
+import { announceListening, isLoopback } from '../../src/telemetry/startup.js';
 
 describe('chooseLogFormat', () => {
   it.each([
@@ -59,5 +60,27 @@ describe('isLoopback', () => {
   });
   it.each(['0.0.0.0', '::', '192.168.1.10', 'example.internal', '128.0.0.1'])('%s is not', (host) => {
     expect(isLoopback(host)).toBe(false);
+  });
+});
+
+describe('announceListening', () => {
+  it.each([
+    ['error', 1],
+    ['fatal', 1],
+    ['silent', 0],
+  ] as const)('at LOG_LEVEL=%s writes %i line', async (level, count) => {
+    const lines: string[] = [];
+    const app = Fastify({ logger: { level, stream: { write: (line: string) => lines.push(line) } } });
+    announceListening(app.log, 'http://127.0.0.1:3000', 'http://127.0.0.1:9464');
+    await app.close();
+    expect(lines).toHaveLength(count);
+    if (count === 1) {
+      expect(JSON.parse(lines[0] as string)).toMatchObject({
+        level: 30,
+        msg: expect.stringMatching(
+          /listening: API http:\/\/127\.0\.0\.1:3000\/v1, reference http:\/\/127\.0\.0\.1:3000\/docs, metrics http:\/\/127\.0\.0\.1:9464\/metrics$/,
+        ),
+      });
+    }
   });
 });
