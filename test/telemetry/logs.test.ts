@@ -132,8 +132,11 @@ describe('metrics beyond loopback', () => {
   it('warns at start when HOST is not a loopback address and METRICS_TOKEN is unset', async () => {
     const server = await start({ HOST: '0.0.0.0' });
     const { stdout } = await stop(server);
-    const warned = jsonLines(stdout).filter((line) => warning.test(line.msg as string));
+    const lines = jsonLines(stdout);
+    const warned = lines.filter((line) => warning.test(line.msg as string));
     expect(warned).toEqual([expect.objectContaining({ level: 40 })]);
+    // Listening on every interface, the line names the loopback one.
+    expect(lines.map((line) => line.msg)).toContainEqual(expect.stringContaining(`API ${server.baseUrl}/v1,`));
   });
 
   it('warns for a metrics listener of its own on such a HOST too, naming its port', async () => {
