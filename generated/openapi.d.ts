@@ -536,8 +536,8 @@ export interface operations {
                  *     still being written, another one is `409 idempotency_key_in_use`.
                  *     Keys are per account: two accounts never share one. 1 to 255
                  *     characters from `[A-Za-z0-9._:~+/=-]`, bare (as Stripe sends it) or
-                 *     as a quoted string (as the IETF draft writes it); the quoted and bare
-                 *     forms are the same key.
+                 *     as a quoted string (as the IETF draft writes it), whose two quotes
+                 *     are not counted; the quoted and bare forms are the same key.
                  * @example 5f0c2b1e-8d3a-4c47-9f6e-2a1b7c9d0e11
                  */
                 "Idempotency-Key"?: string;

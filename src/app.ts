@@ -1,5 +1,6 @@
 // The composition root: the Fastify server with the contract's operations under /v1, the contract itself,
-// its API reference at /docs, health probes and metrics. Each part is registered here; none is written here.
+// its API reference at /docs, pointers to both from / and /v1, health probes, metrics and opt-in CORS. Each
+// part is registered here; none is written here.
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
   DEFAULT_HTTP_LIMITS,
@@ -12,8 +13,10 @@ import { registerDocs } from './docs/routes.js';
 import { answersBeforeRouting } from './http/beforeRouting.js';
 import { answerLikeTheApi } from './http/commonAnswers.js';
 import { limitConnections } from './http/connections.js';
+import { allowCors } from './http/cors.js';
 import { adaptNodeServer } from './http/nodeServer.js';
 import { operationTable } from './http/operationTable.js';
+import { registerPointers } from './http/pointers.js';
 import { registerContractFiles, registerProbes } from './http/probes.js';
 import { RequestQuotas } from './http/quotas.js';
 import { takeBodiesUnparsed } from './http/rawBodies.js';
@@ -38,6 +41,8 @@ export interface AppOptions extends Partial<ListenerOptions> {
   metrics?: MetricsConfig;
   /** How often the calls to deprecated operations are written to the store; 5 s when absent. */
   deprecatedCallsFlushMs?: number;
+  /** The browser origins allowed to call the API (CORS); none when absent. */
+  corsOrigins?: readonly string[];
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -51,6 +56,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', beforeRouting.refuseMalformedFraming);
   takeBodiesUnparsed(app);
   closeConnectionsWhenStopping(app);
+  allowCors(app, options.corsOrigins ?? []);
   cutOffStalledReaders(app, http.idleTimeoutMs);
 
   const metrics = createMetrics();
@@ -65,6 +71,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerProbes(app, store);
   registerContractFiles(app, contract);
   registerDocs(app);
+  registerPointers(app);
 
   const operations = operationTable(contract, options.handlers ?? defaultHandlers);
   const quotas = new RequestQuotas(options.rateLimits ?? DEFAULT_RATE_LIMITS, options.now);

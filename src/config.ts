@@ -1,9 +1,17 @@
 // Reads the environment once into a typed Config, or fails with a message naming the bad variable.
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ConfigError } from './configError.js';
+import { parseCorsOrigins } from './corsOrigins.js';
+
+export { ConfigError };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** `auto`: readable on a terminal, JSON otherwise. */
+export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export const SYNCHRONOUS_MODES = ['FULL', 'EXTRA', 'NORMAL'] as const;
 export type SynchronousMode = (typeof SYNCHRONOUS_MODES)[number];
@@ -13,6 +21,7 @@ export interface Config {
   host: string;
   databasePath: string;
   logLevel: LogLevel;
+  logFormat: LogFormat;
   synchronous: SynchronousMode;
   http: HttpLimits;
   rateLimits: RateLimits;
@@ -24,6 +33,8 @@ export interface Config {
   stopTimeoutMs: number;
   metrics: MetricsConfig;
   deprecatedCallsFlushMs: number;
+  /** The browser origins allowed to call the API (CORS); none when empty. */
+  corsOrigins: string[];
 }
 
 export interface MetricsConfig {
@@ -68,10 +79,6 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   windowSeconds: 60,
 };
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 export const DEFAULT_DATABASE_URL = 'data/store.db';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -80,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: parseHost(env.HOST),
     databasePath: loadDatabasePath(env),
     logLevel: parseChoice('LOG_LEVEL', env.LOG_LEVEL?.toLowerCase(), LOG_LEVELS, 'info'),
+    logFormat: parseChoice('LOG_FORMAT', env.LOG_FORMAT?.toLowerCase(), LOG_FORMATS, 'auto'),
     synchronous: loadSynchronous(env),
     http: loadHttpLimits(env),
     rateLimits: {
@@ -96,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stopTimeoutMs: parsePositive(env, 'STOP_TIMEOUT_MS', 10_000),
     metrics: loadMetricsConfig(env),
     deprecatedCallsFlushMs: parseWhole(env, 'DEPRECATED_CALLS_FLUSH_SECONDS', 5, 1, 3600) * 1000,
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
   };
 }
 

@@ -1,13 +1,15 @@
 // Runs the server as a process: config → store → app → listen, and a graceful stop on SIGTERM or SIGINT.
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { loadContract } from './contract/document.js';
 import { SERVER_BUSY_TIMEOUT_MS } from './store/sqlite/open.js';
-import { openSqliteStore } from './store/sqlite/sqliteStore.js';
+import { openSqliteStore, type SqliteStore } from './store/sqlite/sqliteStore.js';
+import { chooseLogFormat, logDestination } from './telemetry/logOutput.js';
+import { announceListening, warnIfMetricsOpen } from './telemetry/startup.js';
 
 export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
+  let config: Config;
   try {
     config = loadConfig(env);
   } catch (error) {
@@ -15,9 +17,31 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
     throw error;
   }
   const contract = loadContract();
-  let store: ReturnType<typeof openSqliteStore>;
+  const store = openStore(config);
+  const app = await buildApp({
+    contract,
+    store,
+    logLevel: config.logLevel,
+    logStream: logDestination(chooseLogFormat(config.logFormat, process.stdout.isTTY === true)),
+    http: config.http,
+    rateLimits: config.rateLimits,
+    metrics: config.metrics,
+    deprecatedCallsFlushMs: config.deprecatedCallsFlushMs,
+    corsOrigins: config.corsOrigins,
+  });
+  const settings = store.settings();
+  app.log.info({ database: config.databasePath, ...settings }, 'database opened');
+  if (!settings.writable) app.log.warn('the database is read-only: reads are served, writes answer 503');
+
+  const stop = stopOnSignal(app, store, config.stopTimeoutMs);
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  await listen(app, store, config);
+}
+
+function openStore(config: Config): SqliteStore {
   try {
-    store = openSqliteStore(config.databasePath, {
+    return openSqliteStore(config.databasePath, {
       synchronous: config.synchronous,
       busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS,
       writeWaitMs: config.writeWaitMs,
@@ -27,42 +51,30 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
   } catch (error) {
     return exitWith(`store-orders: cannot open database ${config.databasePath}: ${(error as Error).message}`);
   }
-  const app = await buildApp({
-    contract,
-    store,
-    logLevel: config.logLevel,
-    http: config.http,
-    rateLimits: config.rateLimits,
-    metrics: config.metrics,
-    deprecatedCallsFlushMs: config.deprecatedCallsFlushMs,
-  });
-  const settings = store.settings();
-  app.log.info({ database: config.databasePath, ...settings }, 'database opened');
-  if (!settings.writable) app.log.warn('the database is read-only: reads are served, writes answer 503');
+}
 
-  const stop = stopOnSignal(app, store, config.stopTimeoutMs);
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-
+/** The API's listener, then the metrics' own if it has one; then where each is, and the warnings. */
+async function listen(app: FastifyInstance, store: SqliteStore, { host, port, metrics }: Config) {
+  let apiOrigin: string;
   try {
-    await app.listen({ port: config.port, host: config.host });
+    apiOrigin = await app.listen({ port, host });
   } catch (error) {
     store.close();
-    return exitWith(
-      `store-orders: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`,
-    );
+    return exitWith(`store-orders: cannot listen on ${host}:${port}: ${(error as Error).message}`);
   }
+  let metricsOrigin = apiOrigin;
   if (app.metricsServer) {
     try {
-      const address = await app.metricsServer.listen({ port: config.metrics.port ?? 0, host: config.host });
-      app.log.info(`metrics listening at ${address}`);
+      metricsOrigin = await app.metricsServer.listen({ port: metrics.port ?? 0, host });
     } catch (error) {
       store.close();
       return exitWith(
-        `store-orders: cannot listen for metrics on ${config.host}:${config.metrics.port}: ${(error as Error).message}`,
+        `store-orders: cannot listen for metrics on ${host}:${metrics.port}: ${(error as Error).message}`,
       );
     }
   }
+  announceListening(app.log, apiOrigin, metricsOrigin);
+  warnIfMetricsOpen(app.log, host, metrics, metricsOrigin);
 }
 
 /** A graceful stop: no new connections, the requests in flight finished, then the store closed. */

@@ -11,6 +11,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       databasePath: resolve('data/store.db'),
       logLevel: 'info',
+      logFormat: 'auto',
       synchronous: 'FULL',
       http: {
         requestTimeoutMs: 30_000,
@@ -25,6 +26,7 @@ describe('loadConfig', () => {
       stopTimeoutMs: 10_000,
       metrics: {},
       deprecatedCallsFlushMs: 5000,
+      corsOrigins: [],
     });
   });
 
@@ -35,6 +37,7 @@ describe('loadConfig', () => {
         HOST: '0.0.0.0',
         DATABASE_URL: '/tmp/x.db',
         LOG_LEVEL: 'DEBUG',
+        LOG_FORMAT: 'Pretty',
         SQLITE_SYNCHRONOUS: 'extra',
         HTTP_REQUEST_TIMEOUT_MS: '20000',
         HTTP_HEADERS_TIMEOUT_MS: '2000',
@@ -50,12 +53,14 @@ describe('loadConfig', () => {
         METRICS_PORT: '9464',
         METRICS_TOKEN: 'metrics-token-0123456789',
         DEPRECATED_CALLS_FLUSH_SECONDS: '30',
+        CORS_ORIGINS: 'https://app.example, http://127.0.0.1:5173',
       }),
     ).toEqual({
       port: 8080,
       host: '0.0.0.0',
       databasePath: '/tmp/x.db',
       logLevel: 'debug',
+      logFormat: 'pretty',
       synchronous: 'EXTRA',
       http: {
         requestTimeoutMs: 20_000,
@@ -70,6 +75,7 @@ describe('loadConfig', () => {
       stopTimeoutMs: 2_000,
       metrics: { port: 9464, token: 'metrics-token-0123456789' },
       deprecatedCallsFlushMs: 30_000,
+      corsOrigins: ['https://app.example', 'http://127.0.0.1:5173'],
     });
   });
 
@@ -79,6 +85,8 @@ describe('loadConfig', () => {
     [{ PORT: '-1' }, 'PORT'],
     [{ HOST: 'a host' }, 'HOST'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ LOG_FORMAT: 'colour' }, 'LOG_FORMAT'],
+    [{ CORS_ORIGINS: '*' }, 'CORS_ORIGINS'],
     [{ SQLITE_SYNCHRONOUS: 'OFF' }, 'SQLITE_SYNCHRONOUS'],
     [{ DATABASE_URL: 'postgres://db/x' }, 'DATABASE_URL'],
     [{ DATABASE_URL: ':memory:' }, 'DATABASE_URL'],
@@ -179,5 +187,34 @@ describe('parseDatabaseUrl', () => {
     expect(parseDatabaseUrl('file:///var/lib/store.db')).toBe('/var/lib/store.db');
     expect(parseDatabaseUrl('file:data/my%20store.db')).toBe(resolve('data/my store.db'));
     expect(parseDatabaseUrl('rel/store.db')).toBe(resolve('rel/store.db'));
+  });
+});
+
+describe('the CORS settings', () => {
+  it.each([
+    ['https://app.example/', 'https://app.example'],
+    ['https://app.example/app', 'https://app.example'],
+    ['https://APP.example:443', 'https://app.example'],
+    ['http://app.example:80', 'http://app.example'],
+  ])('refuses %s, which is no exact origin, and names the origin meant (%s)', (origin, meant) => {
+    expect(() => loadConfig({ CORS_ORIGINS: origin })).toThrow(
+      new ConfigError(
+        `CORS_ORIGINS must be a comma-separated list of origins such as https://app.example:8443 (scheme://host[:port], no path), got "${origin}"; did you mean "${meant}"?`,
+      ),
+    );
+  });
+
+  it.each(['app.example', 'ftp://app.example', 'null', 'https://'])('refuses %s', (origin) => {
+    expect(() => loadConfig({ CORS_ORIGINS: origin })).toThrow(`got "${origin}"`);
+  });
+
+  it('refuses the wildcard, and reads a list with spaces and a trailing comma', () => {
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://a.example,*' })).toThrow(
+      new ConfigError('CORS_ORIGINS must list each origin; "*" is not accepted'),
+    );
+    expect(loadConfig({ CORS_ORIGINS: ' https://a.example , http://[::1]:8080, ' }).corsOrigins).toEqual([
+      'https://a.example',
+      'http://[::1]:8080',
+    ]);
   });
 });

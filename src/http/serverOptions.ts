@@ -1,6 +1,5 @@
 // Fastify's options for the API's listener: logging with keys redacted, request ids, the HTTP limits, and
 // the Error body for what goes wrong before a request reaches a route.
-import type { Writable } from 'node:stream';
 import type { FastifyHttpOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { HttpLimits, LogLevel } from '../config.js';
@@ -12,8 +11,8 @@ import { requestIdFor } from './requestId.js';
 export interface ListenerOptions {
   http: HttpLimits;
   logLevel?: LogLevel;
-  /** Where log lines go; standard output when absent. */
-  logStream?: Writable;
+  /** Where log lines go, one JSON line per call; pino's own standard output when absent. */
+  logStream?: { write(line: string): void };
 }
 
 export function serverOptions(

@@ -113,6 +113,26 @@ describe('the API reference at /docs', () => {
   );
 
   it(
+    'shows the Idempotency-Key header with the length its description gives: 1 to 255 characters',
+    async () => {
+      const { page } = visit;
+      const sendMessage = operation('sendMessage');
+      await sidebarItem(page, sendMessage.method, sendMessage.path).locator('a').click();
+      const shown = section(page, sendMessage.method, sendMessage.path);
+      await shown.getByText('Idempotency-Key', { exact: true }).first().waitFor();
+      const text = await shown.innerText();
+      const header = text.slice(text.indexOf('Idempotency-Key'), text.indexOf('\nBody'));
+      expect(header).toContain('1 to 255');
+      // Any length the page states beside the description is the same one.
+      const lengths = [...header.matchAll(/(?:max|maximum)\s*length:?\s*(\d+)/gi)].map((match) => match[1]);
+      expect(lengths.filter((length) => length !== '255')).toEqual([]);
+      expect(header).not.toContain('257');
+      expect(visit.errors).toEqual([]);
+    },
+    BROWSER_TEST_TIMEOUT,
+  );
+
+  it(
     'sends listOrders to this server from its own "Try it" with a bearer key and shows the 200',
     async () => {
       const { page } = visit;

@@ -154,7 +154,16 @@ describe('sendMessage with an Idempotency-Key', () => {
     expect(storedMessages(server.dbPath)).toHaveLength(2);
   });
 
-  it.each([['has space'], ['x'.repeat(256)], ['"unbalanced'], ['é']])(
+  it('accepts a key of 255 characters, bare or quoted, as the same key', async () => {
+    server = await startServer();
+    const { key } = createKey(server.store);
+    const longest = 'k'.repeat(255);
+    expect((await post(key, longest, { message: 'x' })).status).toBe(202);
+    const quoted = await post(key, `"${longest}"`, { message: 'x' });
+    expect([quoted.status, quoted.headers.get('idempotent-replayed')]).toEqual([202, 'true']);
+  });
+
+  it.each([['has space'], ['x'.repeat(256)], [`"${'x'.repeat(256)}"`], ['"unbalanced'], ['é'], ['""']])(
     'refuses the malformed key %j with 400 and stores nothing',
     async (idempotencyKey) => {
       server = await startServer();

@@ -24,7 +24,7 @@ export interface TestServer {
 
 export type StartOptions = Pick<
   AppOptions,
-  'now' | 'handlers' | 'http' | 'metrics' | 'deprecatedCallsFlushMs'
+  'now' | 'handlers' | 'http' | 'metrics' | 'deprecatedCallsFlushMs' | 'corsOrigins'
 > & {
   streamOrdersAbove?: number;
   /** Off unless given: most tests send far more requests, and bad keys, than the default quotas allow. */
