@@ -1,6 +1,5 @@
 // vitest global setup: process and CLI tests run the built files, exactly as `npm start` and the bin do;
-// the build is `npm run build`'s steps, so that a packed tarball carries the docs renderer too, and the
-// built server reads the contract as the build parsed it.
+// the build is `npm run build`'s steps, so that the built server reads the contract as the build parsed it.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -10,6 +9,5 @@ export default function buildOnce(): void {
     cwd: root,
     stdio: 'inherit',
   });
-  execFileSync(process.execPath, ['scripts/copy-docs-bundle.mjs'], { cwd: root, stdio: 'inherit' });
   execFileSync(process.execPath, ['scripts/build-contract.mjs'], { cwd: root, stdio: 'inherit' });
 }
