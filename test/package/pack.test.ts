@@ -153,7 +153,7 @@ describe('the packed store-orders, installed into an empty folder', () => {
         'openapi.yaml',
         'dist/cli/main.js',
         'dist/main.js',
-        'dist/docs/scalar-api-reference.js',
+        'generated/scalar-api-reference/standalone.js',
         'dist/client.js',
         'dist/client.d.ts',
         'generated/openapi.d.ts',
