@@ -35,29 +35,37 @@ function writeContinuously(baseUrl: string, key: string) {
   const client = apiClient(baseUrl, key);
   const acknowledged: { key: string; id: string }[] = [];
   let writing = true;
-  let flowing: () => void = () => undefined;
-  const started = new Promise<void>((resolve) => {
-    flowing = resolve;
+  let failure: Error | undefined;
+  let flowing: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  const started = new Promise<void>((resolve, reject) => {
+    flowing = { resolve, reject };
   });
   const writer = async (worker: number) => {
-    for (let i = 0; writing; i++) {
-      const idempotencyKey = `w${worker}-${i}`;
-      const { data, response } = await client.POST('/messages', {
-        params: { header: { 'Idempotency-Key': idempotencyKey } },
-        body: { message: idempotencyKey },
-      });
-      expect(response.status).toBe(202);
-      acknowledged.push({ key: idempotencyKey, id: data?.id as string });
-      if (acknowledged.length >= 20) flowing();
+    try {
+      for (let i = 0; writing; i++) {
+        const idempotencyKey = `w${worker}-${i}`;
+        const { data, response } = await client.POST('/messages', {
+          params: { header: { 'Idempotency-Key': idempotencyKey } },
+          body: { message: idempotencyKey },
+        });
+        if (response.status !== 202) throw new Error(`sendMessage answered ${response.status}`);
+        acknowledged.push({ key: idempotencyKey, id: data?.id as string });
+        if (acknowledged.length >= 20) flowing?.resolve();
+      }
+    } catch (error) {
+      failure = error as Error;
+      flowing?.reject(failure);
     }
   };
   const writers = Array.from({ length: WRITERS }, (_, worker) => writer(worker));
   return {
     acknowledged,
+    /** Settles once writes are acknowledged, or as soon as one fails. */
     started,
     stop: async () => {
       writing = false;
       await Promise.all(writers);
+      if (failure) throw failure;
     },
   };
 }
