@@ -49,7 +49,8 @@ function step(argv: string[]): Step | { usage: string } {
   if (first === undefined) return { usage: overviewHelp(COMMANDS) };
   if (first === '--version') return resolve(['version', ...argv.slice(1)], false);
   if (first === 'help' || HELP_FLAGS.includes(first)) {
-    return argv.length === 1 ? { path: [], help: overviewHelp(COMMANDS) } : resolve(argv.slice(1), true);
+    const named = argv.slice(1).filter((arg) => arg !== 'help' && !HELP_FLAGS.includes(arg));
+    return named.length === 0 ? { path: [], help: overviewHelp(COMMANDS) } : resolve(named, true);
   }
   return resolve(argv, false);
 }

@@ -1,4 +1,13 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -131,6 +140,14 @@ describe('store-orders backup FILE', () => {
     });
     expect(readFileSync(existing, 'utf8')).toBe('keep me');
     expect(readdirSync(folder).filter((name) => name.includes('existing'))).toEqual(['existing.db']);
+  });
+
+  it('gives the copy the permissions of the database file, which may be kept from other users', async () => {
+    expect((await runCli(['init'], env)).code).toBe(0);
+    chmodSync(env.DATABASE_URL, 0o600);
+    const copy = join(folder, 'copy.db');
+    expect((await runCli(['backup', copy], env)).code).toBe(0);
+    expect(statSync(copy).mode & 0o777).toBe(0o600);
   });
 
   it('refuses a FILE whose folder does not exist, and creates nothing', async () => {

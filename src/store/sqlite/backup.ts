@@ -1,7 +1,7 @@
 // An online backup of the open database into a new file, while the server goes on serving. SQLite's backup
 // API copies the pages of one read snapshot, so the copy is consistent, and complete in its one file: the
 // copy is written in rollback-journal mode, so it has no -wal of its own to carry.
-import { closeSync, fsyncSync, linkSync, openSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, linkSync, openSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { BackupOutcome } from '../store.js';
@@ -19,6 +19,8 @@ export async function backupInto(db: Database.Database, file: string): Promise<B
   const partial = join(dirname(file), `.${basename(file)}.${process.pid}.partial`);
   try {
     await db.backup(partial, { progress: () => ALL_PAGES });
+    // The copy holds what the database holds (key digests, messages): no more readable than it.
+    chmodSync(partial, statSync(db.name).mode & 0o777);
     try {
       linkSync(partial, file);
     } catch (error) {
