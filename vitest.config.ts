@@ -11,6 +11,7 @@ const prism = process.env.CONTRACT_PROXY === 'prism';
 const notThroughPrism = [
   'test/cli/jsonRows.test.ts',
   'test/cli/orderRows.test.ts',
+  'test/cli/usage.test.ts',
   'test/code/**',
   'test/config.test.ts',
   'test/contract/deprecation.test.ts',

@@ -114,6 +114,7 @@ describe('the server process', () => {
 
   it('logs JSON lines with the request id and without the key', async () => {
     const dbPath = join(folder, 'store.db');
+    await runCli(['init'], { DATABASE_URL: dbPath });
     const key = (await runCli(['keys', 'create', '--account', 'acme'], { DATABASE_URL: dbPath })).stdout
       .trim()
       .split('\n')

@@ -1,18 +1,29 @@
 // `store-orders accounts create NAME`
 import { exactlyOne } from './args.js';
-import { CliError, printJson, usageError, type Verbs, withStore } from './io.js';
+import type { Noun } from './command.js';
+import { CliError, printJson, UsageError, withStore } from './io.js';
 
-export const accountsVerbs: Verbs = {
-  create: (context, args) => {
-    const name = validAccountName(exactlyOne(args, 'account NAME'));
-    withStore(context, (store) => {
-      if (store.findAccount(name)) throw new CliError(`account "${name}" already exists`);
-      printJson(context, store.createAccount(name));
-    });
+export const accounts: Noun = {
+  summary: 'Accounts: who holds API keys and sends messages',
+  verbs: {
+    create: {
+      usage: 'accounts create NAME',
+      summary: 'create an account',
+      description:
+        'Creates an account named NAME (1 to 200 characters) and prints it as JSON. A name is taken once.\n' +
+        '`keys create --account NAME` also creates a missing account.',
+      run: (context, args) => {
+        const name = validAccountName(exactlyOne(args, 'account NAME'));
+        withStore(context, (store) => {
+          if (store.findAccount(name)) throw new CliError(`account "${name}" already exists`);
+          printJson(context, store.createAccount(name));
+        });
+      },
+    },
   },
 };
 
 export function validAccountName(name: string): string {
-  if (name.trim() === '' || name.length > 200) throw usageError('an account NAME is 1 to 200 characters');
+  if (name.trim() === '' || name.length > 200) throw new UsageError('an account NAME is 1 to 200 characters');
   return name;
 }

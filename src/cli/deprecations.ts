@@ -2,16 +2,33 @@
 // still call it (as flushed by the server: every few seconds and when it stops).
 import { deprecationPolicies } from '../contract/deprecation.js';
 import { loadContract, operationsOf } from '../contract/document.js';
-import { type CliContext, printJson, usageError, type Verbs, withStore } from './io.js';
+import { noArguments } from './args.js';
+import type { Command, Noun } from './command.js';
+import { type CliContext, printJson, withStore } from './io.js';
 
-export const deprecationsVerbs: Verbs = {
-  // The noun alone is the report; `list` too, like the other nouns.
-  '': report,
-  list: report,
+const DESCRIPTION =
+  'Prints each deprecated operation of the contract as JSON: its deprecatedAt and sunsetAt (from\n' +
+  'openapi.yaml) and its callers, one per account, with firstCallAt, lastCallAt and count. It shows\n' +
+  'what the server has written: every DEPRECATED_CALLS_FLUSH_SECONDS, and when it stops.';
+
+const report = (usage: string): Command => ({
+  usage,
+  summary: 'each deprecated operation, its sunset, and the accounts still calling it',
+  description: DESCRIPTION,
+  run: (context, args) => {
+    noArguments(args);
+    printReport(context);
+  },
+});
+
+// The noun alone is the report; `list` too, like the other nouns.
+export const deprecations: Noun = {
+  summary: 'Deprecated operations and who still calls them',
+  bare: report('deprecations'),
+  verbs: { list: { ...report('deprecations list'), summary: 'the same as deprecations' } },
 };
 
-function report(context: CliContext, args: string[]): void {
-  if (args.length > 0) throw usageError('deprecations takes no arguments');
+function printReport(context: CliContext): void {
   const policies = deprecationPolicies(operationsOf(loadContract().document));
   withStore(context, (store) => {
     const calls = store.listDeprecatedCalls();

@@ -1,34 +1,47 @@
 // What every CLI command shares: the store it opens, how it prints, and how it refuses bad input.
 // Reading the arguments themselves is args.ts.
 import { loadDatabasePath, loadSynchronous } from '../config.js';
-import { openSqliteStore } from '../store/sqlite/sqliteStore.js';
-import type { AdminStore } from '../store/store.js';
+import { openSqliteStore, type SqliteStore } from '../store/sqlite/sqliteStore.js';
 
-/** A refusal the user can fix; printed as one line, exit status 1 (2 for usage mistakes). */
+/** A refusal the user can fix; printed as one line, exit status 1. */
 export class CliError extends Error {
   override name = 'CliError';
-  constructor(
-    message: string,
-    readonly exitCode = 1,
-  ) {
-    super(message);
-  }
+  readonly exitCode: number = 1;
 }
 
-export function usageError(message: string): CliError {
-  return new CliError(`${message} (see \`store-orders help\`)`, 2);
+/**
+ * A usage mistake: exit status 2. Its message says what is wrong; main.ts prefixes the command and points to
+ * that command's --help, so the code that finds the mistake need not know which command it serves.
+ */
+export class UsageError extends CliError {
+  override name = 'UsageError';
+  override readonly exitCode = 2;
 }
-
-/** One noun's commands, by verb: `keys` → { create, list, revoke }. */
-export type Verbs = Record<string, (context: CliContext, args: string[]) => void>;
 
 export interface CliContext {
   env: NodeJS.ProcessEnv;
+  /** Standard output: what a script reads (JSON, or the new key alone). */
   out: (line: string) => void;
+  /** Standard error: what a person should see even when standard output goes into a pipe. */
+  note: (line: string) => void;
 }
 
-export function withStore<T>({ env }: CliContext, work: (store: AdminStore) => T): T {
-  const store = openSqliteStore(loadDatabasePath(env), { synchronous: loadSynchronous(env) });
+/**
+ * Opens the database at DATABASE_URL. Only `init` creates it: any other command on a missing file refuses
+ * with the server's own message, rather than write to an empty new database at a mistyped path.
+ */
+export function openStore({ env }: CliContext, { create = false } = {}): SqliteStore {
+  const path = loadDatabasePath(env);
+  const synchronous = loadSynchronous(env);
+  try {
+    return openSqliteStore(path, { synchronous, create });
+  } catch (error) {
+    throw new CliError(`cannot open database ${path}: ${(error as Error).message}`);
+  }
+}
+
+export function withStore<T>(context: CliContext, work: (store: SqliteStore) => T): T {
+  const store = openStore(context);
   try {
     return work(store);
   } finally {

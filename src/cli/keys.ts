@@ -1,36 +1,70 @@
 // `store-orders keys create --account NAME | list | revoke KEY_OR_ID`
-import { parseArgs } from 'node:util';
 import { displayPrefix, generateKey, isWellFormedKey, keyDigest } from '../keys.js';
 import { validAccountName } from './accounts.js';
-import { exactlyOne, parseId } from './args.js';
-import { type CliContext, CliError, printJson, usageError, type Verbs, withStore } from './io.js';
+import { exactlyOne, noArguments, onlyOptions, parseId } from './args.js';
+import type { Noun } from './command.js';
+import { type CliContext, CliError, printJson, UsageError, withStore } from './io.js';
 
-export const keysVerbs: Verbs = {
-  create: createKey,
-  list: (context) => withStore(context, (store) => printJson(context, store.listKeys())),
-  revoke: (context, args) => revokeKey(context, exactlyOne(args, 'KEY_OR_ID')),
+export const keys: Noun = {
+  summary: 'API keys: the bearer tokens of the API, stored only as digests',
+  verbs: {
+    create: {
+      usage: 'keys create --account NAME',
+      summary: 'create a key (and the account if missing); the key alone on stdout',
+      description:
+        'Creates an API key for the account NAME, creating the account if it is missing.\n' +
+        'The key is printed once, alone on standard output; what it says about the key goes to standard\n' +
+        'error, so `KEY=$(store-orders keys create --account NAME)` captures the key alone and still shows\n' +
+        'the rest. The key is never shown again: only its digest is stored.',
+      run: createKey,
+    },
+    list: {
+      usage: 'keys list',
+      summary: 'list keys (never the keys themselves)',
+      description:
+        'Prints every key as JSON: its id, account, display prefix, creation and revocation times.\n' +
+        'Never the keys themselves, which are not stored.',
+      run: (context, args) => {
+        noArguments(args);
+        withStore(context, (store) => printJson(context, store.listKeys()));
+      },
+    },
+    revoke: {
+      usage: 'keys revoke KEY_OR_ID',
+      summary: 'revoke a key by its id or the key itself',
+      description:
+        'Revokes a key, given its id (from `keys list`) or the whole key. The running server refuses it\n' +
+        'from the very next request. Revoking a revoked key changes nothing and says so.',
+      run: (context, args) => revokeKey(context, exactlyOne(args, 'KEY_OR_ID')),
+    },
+  },
 };
 
 function createKey(context: CliContext, args: string[]): void {
-  const { values } = parseArgs({ args, options: { account: { type: 'string' } }, strict: true });
-  if (values.account === undefined) throw usageError('keys create needs --account NAME');
-  const accountName = validAccountName(values.account);
+  const { account } = onlyOptions(args, { account: 'string' });
+  if (account === undefined) throw new UsageError('needs --account NAME');
+  const accountName = validAccountName(account);
   const key = generateKey();
   withStore(context, (store) => {
-    const account = store.findAccount(accountName) ?? store.createAccount(accountName);
-    const listing = store.createKey(account.id, keyDigest(key), displayPrefix(key));
-    context.out(`Created key ${listing.id} (${listing.displayPrefix}) for account "${account.name}".`);
-    context.out('It is shown once and never again: store it now.');
+    const found = store.findAccount(accountName) ?? store.createAccount(accountName);
+    const listing = store.createKey(found.id, keyDigest(key), displayPrefix(key));
+    context.note(`Created key ${listing.id} (${listing.displayPrefix}) for account "${found.name}".`);
+    context.note('It is shown once and never again: store it now.');
     context.out(key);
   });
 }
 
 function revokeKey(context: CliContext, keyOrId: string): void {
+  // Checked before the database is opened, as every usage mistake is.
+  const byId = /^[0-9]+$/.test(keyOrId);
+  if (byId) parseId(keyOrId, 'a key id');
+  else if (!isWellFormedKey(keyOrId)) {
+    throw new UsageError('KEY_OR_ID must be a key id from `keys list` or a whole key');
+  }
   withStore(context, (store) => {
-    let outcome: ReturnType<typeof store.revokeKeyById>;
-    if (/^[0-9]+$/.test(keyOrId)) outcome = store.revokeKeyById(parseId(keyOrId, 'a key id'));
-    else if (isWellFormedKey(keyOrId)) outcome = store.revokeKeyByDigest(keyDigest(keyOrId));
-    else throw usageError('KEY_OR_ID must be a key id from `keys list` or a whole key');
+    const outcome = byId
+      ? store.revokeKeyById(Number(keyOrId))
+      : store.revokeKeyByDigest(keyDigest(keyOrId));
     if (outcome === 'missing') throw new CliError('no such key');
     context.out(outcome === 'revoked' ? 'Key revoked.' : 'Key was already revoked.');
   });

@@ -1,32 +1,70 @@
 // `store-orders orders add | import FILE | ship ID | list`
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { exactlyOne, parseId } from './args.js';
-import { type CliContext, CliError, printJson, usageError, type Verbs, withStore } from './io.js';
+import { exactlyOne, noArguments, onlyOptions, parseId } from './args.js';
+import type { Noun } from './command.js';
+import { type CliContext, CliError, printJson, UsageError, withStore } from './io.js';
 import { parseJsonRows } from './jsonRows.js';
 import { validOrder } from './orderRows.js';
 
-export const ordersVerbs: Verbs = {
-  add: addOrder,
-  import: (context, args) => importOrders(context, exactlyOne(args, 'FILE')),
-  ship: (context, args) => shipOrder(context, parseId(exactlyOne(args, 'order ID'), 'the order ID')),
-  list: (context) => withStore(context, (store) => printJson(context, store.listAllOrders())),
+export const orders: Noun = {
+  summary: 'Orders: the API lists and cancels them; only the operator adds and ships them',
+  verbs: {
+    add: {
+      usage: 'orders add --pet-id N --quantity N [--ship-date ISO] [--complete] [--status pending|shipped]',
+      summary: 'add an order; prints it with its id',
+      description: [
+        'Adds an order, as the API cannot, and prints it as JSON with the id the store gave it and its',
+        'status. The API lists it at once.',
+        '',
+        '  --pet-id N          the pet ordered: a positive whole number (required)',
+        '  --quantity N        how many: a whole number from 1 to 2147483647 (required)',
+        '  --ship-date ISO     when it ships: an ISO 8601 date-time with a time zone, stored in UTC',
+        '  --complete          mark the order complete (default: not complete)',
+        '  --status STATUS     pending (the default) or shipped; the API cannot cancel a shipped order',
+      ].join('\n'),
+      run: addOrder,
+    },
+    import: {
+      usage: 'orders import FILE',
+      summary: 'import a JSON array of orders in one transaction',
+      description:
+        'Imports FILE, a JSON array of orders (petId, quantity, shipDate, complete, status, all optional),\n' +
+        'in one transaction, and prints the count. Every row is checked first: a bad row is named and\n' +
+        'nothing is imported.',
+      run: (context, args) => importOrders(context, exactlyOne(args, 'FILE')),
+    },
+    ship: {
+      usage: 'orders ship ID',
+      summary: 'mark a pending order shipped',
+      description:
+        'Moves the pending order ID to shipped and prints it as JSON. The API can no longer cancel it.\n' +
+        'An order that is not pending (shipped, cancelled) is refused.',
+      run: (context, args) => shipOrder(context, parseId(exactlyOne(args, 'order ID'), 'the order ID')),
+    },
+    list: {
+      usage: 'orders list',
+      summary: 'all orders with their status, cancelled ones included',
+      description:
+        'Prints every order as JSON with its status (pending, shipped or cancelled), cancelled ones\n' +
+        'included, which the API leaves out of its list.',
+      run: (context, args) => {
+        noArguments(args);
+        withStore(context, (store) => printJson(context, store.listAllOrders()));
+      },
+    },
+  },
 };
 
 function addOrder(context: CliContext, args: string[]): void {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: {
-      'pet-id': { type: 'string' },
-      quantity: { type: 'string' },
-      'ship-date': { type: 'string' },
-      complete: { type: 'boolean' },
-      status: { type: 'string' },
-    },
+  const values = onlyOptions(args, {
+    'pet-id': 'string',
+    quantity: 'string',
+    'ship-date': 'string',
+    complete: 'boolean',
+    status: 'string',
   });
   if (values['pet-id'] === undefined || values.quantity === undefined) {
-    throw usageError('orders add needs --pet-id N and --quantity N');
+    throw new UsageError('needs --pet-id N and --quantity N');
   }
   const order = validOrder(
     {
@@ -37,7 +75,7 @@ function addOrder(context: CliContext, args: string[]): void {
       ...(values.status !== undefined && { status: values.status }),
     },
     'the order',
-    usageError,
+    (message) => new UsageError(message),
   );
   withStore(context, (store) => printJson(context, store.addOrder(order)));
 }

@@ -1,12 +1,20 @@
 // `store-orders pets add --name NAME`
-import { parseArgs } from 'node:util';
-import { printJson, usageError, type Verbs, withStore } from './io.js';
+import { onlyOptions } from './args.js';
+import type { Noun } from './command.js';
+import { printJson, UsageError, withStore } from './io.js';
 
-export const petsVerbs: Verbs = {
-  add: (context, args) => {
-    const { values } = parseArgs({ args, strict: true, options: { name: { type: 'string' } } });
-    const name = values.name;
-    if (name === undefined || name.trim() === '') throw usageError('pets add needs --name NAME');
-    withStore(context, (store) => printJson(context, store.addPet(name)));
+export const pets: Noun = {
+  summary: 'Pets, which the (deprecated) getPetById reads',
+  verbs: {
+    add: {
+      usage: 'pets add --name NAME',
+      summary: 'create a pet',
+      description: 'Creates a pet named NAME and prints it as JSON, with the id the API reads it by.',
+      run: (context, args) => {
+        const { name } = onlyOptions(args, { name: 'string' });
+        if (name === undefined || name.trim() === '') throw new UsageError('needs --name NAME');
+        withStore(context, (store) => printJson(context, store.addPet(name)));
+      },
+    },
   },
 };

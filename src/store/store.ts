@@ -56,9 +56,13 @@ export type IdempotentOutcome =
 /** How long an idempotency key is remembered. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 
+/** A message as the operator lists it: with the name of the account that sent it, as other listings. */
 export interface StoredMessage extends Message {
-  accountId: number;
+  account: string;
 }
+
+/** `exists`: the backup's file was already there and is left as it was. */
+export type BackupOutcome = 'written' | 'exists';
 
 export interface Account {
   id: number;
@@ -130,4 +134,6 @@ export interface AdminStore extends Store {
   addPet(name: string): Pet;
   listMessages(): StoredMessage[];
   listDeprecatedCalls(): DeprecatedCallListing[];
+  /** A consistent copy of the whole database into a new file, taken while others write. */
+  backup(file: string): Promise<BackupOutcome>;
 }

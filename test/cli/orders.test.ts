@@ -87,7 +87,8 @@ describe('store-orders orders add', () => {
       /shipDate must be an ISO 8601 date-time/,
     ],
     [['--pet-id', '1', '--quantity', '1', '--status', 'cancelled'], /status must be pending or shipped/],
-    [['--pet-id', '1', '--quantity', '1', '--colour', 'red'], /Unknown option/],
+    [['--pet-id', '1', '--quantity', '1', '--colour', 'red'], /unknown option --colour/],
+    [['--pet-id', '1', '--quantity', '-1'], /--quantity must be a positive whole number, got "-1"/],
   ])('refuses %j with a clear message and a non-zero exit', async (args, message) => {
     const result = await fixture.cli('orders', 'add', ...args);
     expect(result.code).not.toBe(0);

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type CliContext, CliError } from '../../src/cli/io.js';
-import { ordersVerbs } from '../../src/cli/orders.js';
+import { orders } from '../../src/cli/orders.js';
 import { apiClient } from '../support/http.js';
 import { createKey, startServer } from '../support/server.js';
 
@@ -155,8 +155,9 @@ describe('generated sequences of API calls and CLI commands', () => {
                 const context: CliContext = {
                   env: { DATABASE_URL: server.dbPath },
                   out: (line) => lines.push(line),
+                  note: () => undefined,
                 };
-                ordersVerbs[verb]!(context, args);
+                void orders.verbs[verb]!.run(context, args);
                 return JSON.parse(lines.join('\n')) as unknown;
               },
               storedMessages: () => server.store.listMessages().map((message) => message.message),

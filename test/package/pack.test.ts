@@ -171,7 +171,8 @@ describe('the packed store-orders, installed into an empty folder', () => {
     'serves with `npx store-orders serve`, and the shipped client lists orders through it with a CLI-made key',
     async () => {
       const env = { DATABASE_URL: join(folder, 'store.db') };
-      // `keys create` also creates the database file, which the server may insist on finding.
+      // Only `init` creates the database file; the server and the other commands refuse a missing one.
+      await run('npx', ['store-orders', 'init'], consumer, env);
       const key = (await run('npx', ['store-orders', 'keys', 'create', '--account', 'x'], consumer, env))
         .trim()
         .split('\n')

@@ -162,7 +162,7 @@ describe('messages', () => {
     // As JSON text: the CLI prints these records, so their field order is part of what it shows.
     const listed = (id: string, message: string, createdAt: string) => ({
       id,
-      accountId: account.id,
+      account: 'acme',
       message,
       status: 'queued',
       createdAt,

@@ -13,6 +13,8 @@ export const ARTIFACTS = join(root, 'test-artifacts', 'faults');
 /** `store-orders init`, a key from `store-orders keys create`, and `orders` pending orders. */
 export async function prepareDatabase(dbPath: string, orders = 0): Promise<{ key: string }> {
   const env = { DATABASE_URL: dbPath };
+  const made = await runCli(['init'], env);
+  if (made.code !== 0) throw new Error(`store-orders init failed: ${made.stderr}`);
   const created = await runCli(['keys', 'create', '--account', 'acme'], env);
   if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
   if (orders > 0) {

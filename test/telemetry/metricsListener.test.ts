@@ -37,6 +37,7 @@ async function start(extra: NodeJS.ProcessEnv): Promise<ServerProcess & { metric
 
 describe('the server process with METRICS_PORT and METRICS_TOKEN', () => {
   it('serves /metrics only on the metrics port, behind the token, counting the API port requests', async () => {
+    await runCli(['init'], env);
     const key = (await runCli(['keys', 'create', '--account', 'acme'], env)).stdout.trim().split('\n').at(-1);
     const server = await start({ METRICS_PORT: '0', METRICS_TOKEN: TOKEN });
     expect(new URL(server.metricsUrl).port).not.toBe(new URL(server.baseUrl).port);

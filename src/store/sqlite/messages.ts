@@ -22,8 +22,8 @@ export class Messages {
       ),
       // Named as StoredMessage names them, in the same order.
       list: db.prepare<[], StoredMessage>(
-        `SELECT id, account_id AS accountId, body AS message, status, created_at AS createdAt
-         FROM messages ORDER BY seq`,
+        `SELECT m.id, a.name AS account, m.body AS message, m.status, m.created_at AS createdAt
+         FROM messages m JOIN accounts a ON a.id = m.account_id ORDER BY m.seq`,
       ),
       countQueued: db.prepare(`SELECT count(*) FROM messages WHERE status = 'queued'`).pluck(),
       earlierAnswer: db.prepare<

@@ -6,6 +6,7 @@ import type {
   Account,
   ActiveKey,
   AdminStore,
+  BackupOutcome,
   CancelOutcome,
   DeprecatedCallListing,
   DeprecatedCalls,
@@ -24,6 +25,7 @@ import type {
   StoredOrder,
 } from '../store.js';
 import { Accounts } from './accounts.js';
+import { backupInto } from './backup.js';
 import { Connection } from './connection.js';
 import { DeprecatedCallLog } from './deprecatedCalls.js';
 import { Messages } from './messages.js';
@@ -178,5 +180,9 @@ export class SqliteStore implements AdminStore {
 
   listDeprecatedCalls(): DeprecatedCallListing[] {
     return this.#deprecatedCalls.list();
+  }
+
+  backup(file: string): Promise<BackupOutcome> {
+    return backupInto(this.#db, file);
   }
 }

@@ -1,0 +1,45 @@
+// Every command of `store-orders`, in the order the help lists them.
+import { VERSION } from '../version.js';
+import { accounts } from './accounts.js';
+import { noArguments } from './args.js';
+import { backup } from './backup.js';
+import type { Entry } from './command.js';
+import { deprecations } from './deprecations.js';
+import { init } from './init.js';
+import { keys } from './keys.js';
+import { messages } from './messages.js';
+import { orders } from './orders.js';
+import { pets } from './pets.js';
+
+export const COMMANDS: Record<string, Entry> = {
+  init,
+  serve: {
+    usage: 'serve',
+    summary: 'run the API server (as npm start does); the database must exist',
+    description:
+      'Runs the API server, configured by the environment as `npm start` is, until SIGTERM or SIGINT.\n' +
+      'The database must exist: create it with `store-orders init`.',
+    run: async (_context, args) => {
+      noArguments(args);
+      // Loaded only here: the server's modules would slow every other command's start.
+      const { runServer } = await import('../server.js');
+      await runServer(process.env);
+    },
+  },
+  accounts,
+  keys,
+  orders,
+  pets,
+  messages,
+  deprecations,
+  backup,
+  version: {
+    usage: 'version',
+    summary: 'print the version (also --version)',
+    description: 'Prints the version of store-orders, which is also the version of the API contract.',
+    run: (context, args) => {
+      noArguments(args);
+      context.out(VERSION);
+    },
+  },
+};
