@@ -31,7 +31,7 @@ export function walkthroughSteps(readme: string): Step[] {
   return steps;
 }
 
-/** What varies from run to run and machine to machine: ids, keys, times, request ids, ETags. */
+/** What varies from run to run and machine to machine: ids, keys, times, request ids, ETags, quotas. */
 export function normalised(output: string): string {
   return (
     output
@@ -45,7 +45,8 @@ export function normalised(output: string): string {
       .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')
       .replace(/^date: .*$/gim, 'date: <date>')
       .replace(/^etag: .*$/gim, 'etag: <etag>')
-      .replace(/;t=\d+/g, ';t=<seconds>')
+      // The quota's window may roll over between two steps.
+      .replace(/;r=\d+;t=\d+/g, ';r=<left>;t=<seconds>')
       .split('\n')
       .map((line) => line.trimEnd())
       .join('\n')
