@@ -1,41 +1,26 @@
 import {
   chmodSync,
   existsSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiClient } from '../support/http.js';
 import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { useScratchDatabase } from '../support/scratchDatabase.js';
 
 const ORDERS = 5_000;
 const WRITERS = 4;
 
-let folder: string;
-let env: { DATABASE_URL: string };
-const servers: ServerProcess[] = [];
-beforeEach(() => {
-  folder = mkdtempSync(join(tmpdir(), 'store-orders-backup-'));
-  env = { DATABASE_URL: join(folder, 'store.db') };
-});
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    if (server.child.exitCode === null) server.child.kill('SIGKILL');
-    await server.finished;
-  }
-  rmSync(folder, { recursive: true, force: true });
-});
+const scratch = useScratchDatabase('store-orders-backup-');
 
 async function start(databaseUrl: string, init: boolean): Promise<ServerProcess> {
   const server = await spawnServer({ DATABASE_URL: databaseUrl }, { init });
-  servers.push(server);
+  scratch.servers.push(server);
   return server;
 }
 
@@ -81,25 +66,25 @@ function writeContinuously(baseUrl: string, key: string) {
 
 describe('store-orders backup FILE', () => {
   it('copies, while the server takes writes, every write acknowledged before it began, consistently', async () => {
-    const server = await start(env.DATABASE_URL, true);
-    const key = (await runCli(['keys', 'create', '--account', 'acme'], env)).stdout.trim();
-    const orders = join(folder, 'orders.json');
+    const server = await start(scratch.env.DATABASE_URL, true);
+    const key = (await runCli(['keys', 'create', '--account', 'acme'], scratch.env)).stdout.trim();
+    const orders = join(scratch.folder, 'orders.json');
     writeFileSync(orders, JSON.stringify(Array.from({ length: ORDERS }, (_, i) => ({ petId: i + 1, quantity: 1 }))));
-    expect((await runCli(['orders', 'import', orders], env)).code).toBe(0);
+    expect((await runCli(['orders', 'import', orders], scratch.env)).code).toBe(0);
 
     const load = writeContinuously(server.baseUrl, key);
     await load.started;
     const before = [...load.acknowledged];
-    const copy = join(folder, 'copy.db');
-    const backup = await runCli(['backup', copy], env);
+    const copy = join(scratch.folder, 'copy.db');
+    const backup = await runCli(['backup', copy], scratch.env);
     const duringBackup = load.acknowledged.length - before.length;
     await load.stop();
 
-    expect(backup).toMatchObject({ code: 0, stdout: `backed up ${env.DATABASE_URL} to ${copy}\n`, stderr: '' });
+    expect(backup).toMatchObject({ code: 0, stdout: `backed up ${scratch.env.DATABASE_URL} to ${copy}\n`, stderr: '' });
     // The server went on acknowledging writes while the backup ran.
     expect(duringBackup).toBeGreaterThan(0);
     // One complete file: no -wal, -journal or partial file beside it.
-    expect(readdirSync(folder).filter((name) => name.includes('copy'))).toEqual(['copy.db']);
+    expect(readdirSync(scratch.folder).filter((name) => name.includes('copy'))).toEqual(['copy.db']);
 
     const db = new Database(copy);
     try {
@@ -129,35 +114,35 @@ describe('store-orders backup FILE', () => {
   });
 
   it('never overwrites a file: an existing FILE is refused with exit 1 and left as it was', async () => {
-    expect((await runCli(['init'], env)).code).toBe(0);
-    const existing = join(folder, 'existing.db');
+    expect((await runCli(['init'], scratch.env)).code).toBe(0);
+    const existing = join(scratch.folder, 'existing.db');
     writeFileSync(existing, 'keep me');
-    const result = await runCli(['backup', existing], env);
+    const result = await runCli(['backup', existing], scratch.env);
     expect(result).toMatchObject({
       code: 1,
       stdout: '',
       stderr: `store-orders: ${existing} already exists; a backup never overwrites a file: name a new one\n`,
     });
     expect(readFileSync(existing, 'utf8')).toBe('keep me');
-    expect(readdirSync(folder).filter((name) => name.includes('existing'))).toEqual(['existing.db']);
+    expect(readdirSync(scratch.folder).filter((name) => name.includes('existing'))).toEqual(['existing.db']);
   });
 
   it('gives the copy the permissions of the database file, which may be kept from other users', async () => {
-    expect((await runCli(['init'], env)).code).toBe(0);
-    chmodSync(env.DATABASE_URL, 0o600);
-    const copy = join(folder, 'copy.db');
-    expect((await runCli(['backup', copy], env)).code).toBe(0);
+    expect((await runCli(['init'], scratch.env)).code).toBe(0);
+    chmodSync(scratch.env.DATABASE_URL, 0o600);
+    const copy = join(scratch.folder, 'copy.db');
+    expect((await runCli(['backup', copy], scratch.env)).code).toBe(0);
     expect(statSync(copy).mode & 0o777).toBe(0o600);
   });
 
-  it('refuses a FILE whose folder does not exist, and creates nothing', async () => {
-    expect((await runCli(['init'], env)).code).toBe(0);
-    const file = join(folder, 'typo', 'copy.db');
-    const result = await runCli(['backup', file], env);
+  it('refuses a FILE whose scratch.folder does not exist, and creates nothing', async () => {
+    expect((await runCli(['init'], scratch.env)).code).toBe(0);
+    const file = join(scratch.folder, 'typo', 'copy.db');
+    const result = await runCli(['backup', file], scratch.env);
     expect(result).toMatchObject({
       code: 1,
-      stderr: `store-orders: cannot back up to ${file}: its folder does not exist\n`,
+      stderr: `store-orders: cannot back up to ${file}: its scratch.folder does not exist\n`,
     });
-    expect(existsSync(join(folder, 'typo'))).toBe(false);
+    expect(existsSync(join(scratch.folder, 'typo'))).toBe(false);
   });
 });

@@ -1,31 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiClient, rawRequest } from '../support/http.js';
 import { scrape, valueOf } from '../support/metrics.js';
 import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { useScratchDatabase } from '../support/scratchDatabase.js';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
 
-let folder: string;
-let env: { DATABASE_URL: string };
-const servers: ServerProcess[] = [];
-beforeEach(() => {
-  folder = mkdtempSync(join(tmpdir(), 'store-orders-metrics-'));
-  env = { DATABASE_URL: join(folder, 'store.db') };
-});
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    if (server.child.exitCode === null) server.child.kill('SIGKILL');
-    await server.finished;
-  }
-  rmSync(folder, { recursive: true, force: true });
-});
+const scratch = useScratchDatabase('store-orders-metrics-');
 
 async function start(extra: NodeJS.ProcessEnv): Promise<ServerProcess & { metricsUrl: string }> {
-  const server = await spawnServer({ ...env, ...extra });
-  servers.push(server);
+  const server = await spawnServer({ ...scratch.env, ...extra });
+  scratch.servers.push(server);
   // The metrics listener starts right after the API's; the listening line then says where each is.
   for (let attempt = 0; attempt < 100; attempt++) {
     const match = / metrics (http:\/\/127\.0\.0\.1:\d+\/metrics)"/.exec(server.output.stdout);
@@ -37,8 +22,8 @@ async function start(extra: NodeJS.ProcessEnv): Promise<ServerProcess & { metric
 
 describe('the server process with METRICS_PORT and METRICS_TOKEN', () => {
   it('serves /metrics only on the metrics port, behind the token, counting the API port requests', async () => {
-    await runCli(['init'], env);
-    const key = (await runCli(['keys', 'create', '--account', 'acme'], env)).stdout.trim().split('\n').at(-1);
+    await runCli(['init'], scratch.env);
+    const key = (await runCli(['keys', 'create', '--account', 'acme'], scratch.env)).stdout.trim().split('\n').at(-1);
     const server = await start({ METRICS_PORT: '0', METRICS_TOKEN: TOKEN });
     expect(new URL(server.metricsUrl).port).not.toBe(new URL(server.baseUrl).port);
 
@@ -74,8 +59,8 @@ describe('the server process with METRICS_PORT and METRICS_TOKEN', () => {
   });
 
   it('serves /metrics on the API port, open, when neither is set', async () => {
-    const server = await spawnServer(env);
-    servers.push(server);
+    const server = await spawnServer(scratch.env);
+    scratch.servers.push(server);
     expect((await scrape(`${server.baseUrl}/metrics`)).has('store_orders_http_requests_total')).toBe(true);
     expect(server.output.stdout).toContain(`, metrics ${server.baseUrl}/metrics"`);
   });
@@ -84,15 +69,15 @@ describe('the server process with METRICS_PORT and METRICS_TOKEN', () => {
     const first = await start({ METRICS_PORT: '0' });
     const taken = new URL(first.metricsUrl).port;
     // The API's listener is up first; the process then stops for want of the metrics one.
-    const second = await spawnServer({ ...env, METRICS_PORT: taken });
+    const second = await spawnServer({ ...scratch.env, METRICS_PORT: taken });
     const finished = await second.finished;
     expect(finished.code).toBe(1);
     expect(finished.stderr).toContain(`cannot listen for metrics on 127.0.0.1:${taken}`);
   });
 
   it('refuses a bad METRICS_PORT or METRICS_TOKEN at start without printing the token', async () => {
-    await expect(spawnServer({ ...env, METRICS_PORT: 'metrics' })).rejects.toThrow(/METRICS_PORT must be/);
-    const refusal = spawnServer({ ...env, METRICS_TOKEN: 'short secret' });
+    await expect(spawnServer({ ...scratch.env, METRICS_PORT: 'metrics' })).rejects.toThrow(/METRICS_PORT must be/);
+    const refusal = spawnServer({ ...scratch.env, METRICS_TOKEN: 'short secret' });
     await expect(refusal).rejects.toThrow(/exited with 1[^]*METRICS_TOKEN must be/);
     await expect(refusal).rejects.not.toThrow('short secret');
   });
