@@ -135,13 +135,13 @@ describe('store-orders backup FILE', () => {
     expect(statSync(copy).mode & 0o777).toBe(0o600);
   });
 
-  it('refuses a FILE whose scratch.folder does not exist, and creates nothing', async () => {
+  it('refuses a FILE whose folder does not exist, and creates nothing', async () => {
     expect((await runCli(['init'], scratch.env)).code).toBe(0);
     const file = join(scratch.folder, 'typo', 'copy.db');
     const result = await runCli(['backup', file], scratch.env);
     expect(result).toMatchObject({
       code: 1,
-      stderr: `store-orders: cannot back up to ${file}: its scratch.folder does not exist\n`,
+      stderr: `store-orders: cannot back up to ${file}: its folder does not exist\n`,
     });
     expect(existsSync(join(scratch.folder, 'typo'))).toBe(false);
   });
