@@ -151,7 +151,7 @@ function parsePort<F extends number | undefined>(
 /** Nine digits at most: far above any sensible setting, and every value stays a valid timer delay. */
 const MAX_WHOLE = 999_999_999;
 
-/** A whole number from 0 (0 turns the setting off where the README says so). */
+/** A whole number from 0 (0 turns the setting off where docs/operating.md says so). */
 function parseCount(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return parseWhole(env, name, fallback, 0);
 }

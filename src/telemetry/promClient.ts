@@ -1,6 +1,6 @@
 // The parts of prom-client the server uses, each loaded from its own file. prom-client's index loads every
 // part at once, the default process metrics among them, a cost at every cold start for what only the first
-// scrape needs (the README's Performance section has the figure). The types still come from the package's own declarations.
+// scrape needs (docs/operating.md's Metrics section has the figure). The types still come from the package's own declarations.
 import { createRequire } from 'node:module';
 import type * as PromClient from 'prom-client';
 
