@@ -1,5 +1,7 @@
 // The shape of the command table: a command runs and describes itself; a noun groups commands by verb.
-import type { CliContext } from './io.js';
+import type { SqliteStore } from '../store/sqlite/sqliteStore.js';
+import { noArguments } from './args.js';
+import { type CliContext, printJson, withStore } from './io.js';
 
 export interface Command {
   /** What follows `store-orders`: `orders add --pet-id N --quantity N [...]`. */
@@ -27,4 +29,12 @@ export function isNoun(entry: Entry): entry is Noun {
 /** `a`, `a or b`, `a, b or c`. */
 export function oneOf(names: readonly string[]): string {
   return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+}
+
+/** The `run` of a listing: it takes no arguments and prints what `read` finds in the store, as JSON. */
+export function printsFromStore(read: (store: SqliteStore) => unknown): Command['run'] {
+  return (context, args) => {
+    noArguments(args);
+    withStore(context, (store) => printJson(context, read(store)));
+  };
 }

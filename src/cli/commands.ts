@@ -19,11 +19,11 @@ export const COMMANDS: Record<string, Entry> = {
     description:
       'Runs the API server, configured by the environment as `npm start` is, until SIGTERM or SIGINT.\n' +
       'The database must exist: create it with `store-orders init`.',
-    run: async (_context, args) => {
+    run: async (context, args) => {
       noArguments(args);
       // Loaded only here: the server's modules would slow every other command's start.
       const { runServer } = await import('../server.js');
-      await runServer(process.env);
+      await runServer(context.env);
     },
   },
   accounts,

@@ -1,9 +1,9 @@
 // `store-orders keys create --account NAME | list | revoke KEY_OR_ID`
 import { displayPrefix, generateKey, isWellFormedKey, keyDigest } from '../keys.js';
 import { validAccountName } from './accounts.js';
-import { exactlyOne, noArguments, onlyOptions, parseId } from './args.js';
-import type { Noun } from './command.js';
-import { type CliContext, CliError, printJson, UsageError, withStore } from './io.js';
+import { exactlyOne, onlyOptions, parseId } from './args.js';
+import { type Noun, printsFromStore } from './command.js';
+import { type CliContext, CliError, UsageError, withStore } from './io.js';
 
 export const keys: Noun = {
   summary: 'API keys: the bearer tokens of the API, stored only as digests',
@@ -24,10 +24,7 @@ export const keys: Noun = {
       description:
         'Prints every key as JSON: its id, account, display prefix, creation and revocation times.\n' +
         'Never the keys themselves, which are not stored.',
-      run: (context, args) => {
-        noArguments(args);
-        withStore(context, (store) => printJson(context, store.listKeys()));
-      },
+      run: printsFromStore((store) => store.listKeys()),
     },
     revoke: {
       usage: 'keys revoke KEY_OR_ID',

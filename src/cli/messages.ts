@@ -1,7 +1,5 @@
 // `store-orders messages list`
-import { noArguments } from './args.js';
-import type { Noun } from './command.js';
-import { printJson, withStore } from './io.js';
+import { type Noun, printsFromStore } from './command.js';
 
 export const messages: Noun = {
   summary: 'Messages sent through the API (sendMessage)',
@@ -12,10 +10,7 @@ export const messages: Noun = {
       description:
         'Prints every stored message as JSON, oldest first: its id, the name of the account that sent it,\n' +
         'the message, its status and when it was accepted.',
-      run: (context, args) => {
-        noArguments(args);
-        withStore(context, (store) => printJson(context, store.listMessages()));
-      },
+      run: printsFromStore((store) => store.listMessages()),
     },
   },
 };

@@ -1,7 +1,7 @@
 // `store-orders orders add | import FILE | ship ID | list`
 import { readFileSync } from 'node:fs';
-import { exactlyOne, noArguments, onlyOptions, parseId } from './args.js';
-import type { Noun } from './command.js';
+import { exactlyOne, onlyOptions, parseId } from './args.js';
+import { type Noun, printsFromStore } from './command.js';
 import { type CliContext, CliError, printJson, UsageError, withStore } from './io.js';
 import { parseJsonRows } from './jsonRows.js';
 import { validOrder } from './orderRows.js';
@@ -47,10 +47,7 @@ export const orders: Noun = {
       description:
         'Prints every order as JSON with its status (pending, shipped or cancelled), cancelled ones\n' +
         'included, which the API leaves out of its list.',
-      run: (context, args) => {
-        noArguments(args);
-        withStore(context, (store) => printJson(context, store.listAllOrders()));
-      },
+      run: printsFromStore((store) => store.listAllOrders()),
     },
   },
 };
