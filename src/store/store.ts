@@ -1,6 +1,8 @@
-// What the operations and the CLI need from storage, named for what the domain does. No SQL, no HTTP.
+// What the operations and the CLI need from storage, named for what the domain does, one interface per
+// aggregate. No SQL, no HTTP, no driver's error codes: a backend (store/sqlite, store/postgres) raises
+// StoreUnavailableError for what passes, and open.ts picks the backend from DATABASE_URL.
 import type { components } from '../../generated/openapi.js';
-import type { StreamedArray } from '../contract/streamedArray.js';
+import type { Readable } from 'node:stream';
 
 export type Order = components['schemas']['Order'];
 export type Message = components['schemas']['Message'];
@@ -91,49 +93,135 @@ export interface DeprecatedCalls {
 
 export type DeprecatedCallListing = Omit<DeprecatedCalls, 'accountId'> & { account: string };
 
-/** What the API operations depend on. */
-export interface Store {
-  /** Long lists come as a stream (see contract/streamedArray.ts). */
-  listOrders(): readonly Order[] | StreamedArray;
-  /** Settles once the change is committed; writes of one event-loop turn share a commit. */
+/**
+ * The order list at one moment. `version` changes whenever the list may have changed, and never repeats,
+ * across restarts and between the processes sharing one database included: it is what the ETag of a long
+ * list is made of. A short list is held (`orders`, the same frozen array while `version` stays, so callers
+ * may cache what they derive from it); a long one is only ever streamed (`rows`).
+ */
+export type OrderList =
+  | { readonly version: string; readonly orders: readonly Order[] }
+  | {
+      readonly version: string;
+      /**
+       * Each order's JSON text, in id order, from one consistent snapshot, in batches (an object-mode stream
+       * of string arrays) read only as fast as they are taken; destroying the stream lets the snapshot go.
+       * `undefined` while the store is streaming as many lists as it allows at once. The array's framing is
+       * contract/streamedArray.ts's.
+       */
+      rows(): Readable | undefined;
+    };
+
+/** Orders as the API sees them. */
+export interface OrderStore {
+  listOrders(): Promise<OrderList>;
+  /** Settles once the change is committed. Exactly one of any number of concurrent cancels wins. */
   cancelOrder(orderId: number): Promise<CancelOutcome>;
-  /** Settles once the message is committed; writes of one event-loop turn share a commit. */
+}
+
+/** What the operator does with orders, beyond the API. */
+export interface OrderAdmin {
+  addOrder(order: NewOrder): Promise<StoredOrder>;
+  /** All or nothing: one transaction. */
+  importOrders(orders: readonly NewOrder[]): Promise<number>;
+  shipOrder(orderId: number): Promise<ShipOutcome>;
+  findOrder(orderId: number): Promise<StoredOrder | undefined>;
+  listAllOrders(): Promise<StoredOrder[]>;
+}
+
+export interface PetStore {
+  findPet(petId: number): Promise<Pet | undefined>;
+}
+
+export interface PetAdmin {
+  addPet(name: string): Promise<Pet>;
+}
+
+/** The message queue and its Idempotency-Keys. */
+export interface MessageStore {
+  /** Settles once the message is committed. */
   enqueueMessage(message: NewMessage): Promise<Message>;
   /**
    * enqueueMessage at most once per key and account within IDEMPOTENCY_KEY_TTL_MS of the message's
    * `createdAt`; a request still being written under the same key is `in_flight`.
    */
   enqueueMessageOnce(message: NewMessage, idempotency: IdempotencyKey): Promise<IdempotentOutcome>;
-  findPet(petId: number): Pet | undefined;
-  /** The active (not revoked) key whose digest is `digest`. */
-  findActiveKey(digest: Buffer): ActiveKey | undefined;
-  isReady(): boolean;
-  /** Read at scrape time by the metrics. */
-  countOrdersByStatus(): Record<OrderStatus, number>;
+}
+
+export interface MessageAdmin {
+  listMessages(): Promise<StoredMessage[]>;
+}
+
+/** Accounts and their API keys, kept as digests only. */
+export interface KeyStore {
+  /** The active (not revoked) key whose digest is `digest`; a revoked key is never found again. */
+  findActiveKey(digest: Buffer): Promise<ActiveKey | undefined>;
+}
+
+export interface KeyAdmin {
+  createAccount(name: string): Promise<Account>;
+  findAccount(name: string): Promise<Account | undefined>;
+  createKey(accountId: number, digest: Buffer, displayPrefix: string): Promise<KeyListing>;
+  listKeys(): Promise<KeyListing[]>;
+  revokeKeyById(keyId: number): Promise<RevokeOutcome>;
+  revokeKeyByDigest(digest: Buffer): Promise<RevokeOutcome>;
+}
+
+/** What the metrics read at scrape time, and the calls to deprecated operations. */
+export interface TelemetryStore {
+  countOrdersByStatus(): Promise<Record<OrderStatus, number>>;
   /** Messages waiting in the queue (status `queued`). */
-  countQueuedMessages(): number;
+  countQueuedMessages(): Promise<number>;
   /** Adds the calls to those already recorded, all in one transaction. */
-  recordDeprecatedCalls(calls: readonly DeprecatedCalls[]): void;
-  close(): void;
+  recordDeprecatedCalls(calls: readonly DeprecatedCalls[]): Promise<void>;
+}
+
+export interface TelemetryAdmin {
+  listDeprecatedCalls(): Promise<DeprecatedCallListing[]>;
+}
+
+/** What the server depends on: each operation is given only the aggregate it uses. */
+export interface Store {
+  readonly orders: OrderStore;
+  readonly pets: PetStore;
+  readonly messages: MessageStore;
+  readonly keys: KeyStore;
+  readonly telemetry: TelemetryStore;
+  /** Whether the database answers now (the readiness probe). */
+  isReady(): Promise<boolean>;
+  /** Lets go of the database; lists still streaming end first. */
+  close(): Promise<void>;
 }
 
 /** What the operator's CLI needs on top: creating things the API cannot create. */
 export interface AdminStore extends Store {
-  createAccount(name: string): Account;
-  findAccount(name: string): Account | undefined;
-  createKey(accountId: number, digest: Buffer, displayPrefix: string): KeyListing;
-  listKeys(): KeyListing[];
-  revokeKeyById(keyId: number): RevokeOutcome;
-  revokeKeyByDigest(digest: Buffer): RevokeOutcome;
-  addOrder(order: NewOrder): StoredOrder;
-  /** All or nothing: one transaction. */
-  importOrders(orders: NewOrder[]): number;
-  shipOrder(orderId: number): ShipOutcome;
-  findOrder(orderId: number): StoredOrder | undefined;
-  listAllOrders(): StoredOrder[];
-  addPet(name: string): Pet;
-  listMessages(): StoredMessage[];
-  listDeprecatedCalls(): DeprecatedCallListing[];
-  /** A consistent copy of the whole database into a new file, taken while others write. */
-  backup(file: string): Promise<BackupOutcome>;
+  readonly backend: 'sqlite' | 'postgres';
+  readonly orders: OrderStore & OrderAdmin;
+  readonly pets: PetStore & PetAdmin;
+  readonly messages: MessageStore & MessageAdmin;
+  readonly keys: KeyStore & KeyAdmin;
+  readonly telemetry: TelemetryStore & TelemetryAdmin;
+  /** What the start-up log line tells about the database (never a password). */
+  describe(): Record<string, string | boolean>;
+  /** A consistent copy of the whole database into a new file, taken while others write (SQLite only). */
+  backup?(file: string): Promise<BackupOutcome>;
+}
+
+/**
+ * A failure that passes: the database is busy, unreachable, restarting or out of room. Nothing of the
+ * request was written; the client may retry after `retryAfterSeconds`. Anything else a store throws is a
+ * bug (500).
+ */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+
+  constructor(
+    /** `busy`: locks, a full pool, a lost connection; `storage`: the disk is full, read-only or failing. */
+    readonly reason: 'busy' | 'storage',
+    message: string,
+    readonly retryAfterSeconds: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
 }
