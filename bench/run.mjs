@@ -55,8 +55,8 @@ const running = new Set();
 /** The seeded databases' folders, removed when the bench ends either way. */
 const folders = new Set();
 
-function seeded(orderCount) {
-  const seed = seedDatabase(orderCount);
+async function seeded(orderCount) {
+  const seed = await seedDatabase(orderCount);
   folders.add(dirname(seed.path));
   return seed;
 }
@@ -194,7 +194,7 @@ function report(row) {
 }
 
 async function listScenario(orderCount) {
-  const { path, key } = seeded(orderCount);
+  const { path, key } = await seeded(orderCount);
   const contenders = await Promise.all(
     ['project', 'naive', 'fastifyRoute', 'limit'].map((kind) => start(kind, path, key)),
   );
@@ -226,7 +226,7 @@ function cancelRequests(kind) {
 }
 
 async function writeScenarios() {
-  const { path, key } = seeded(SIZES.writes);
+  const { path, key } = await seeded(SIZES.writes);
   const cancel = await compare(
     await Promise.all([start('project', path, key), start('naive', path, key)]),
     (contender) => load(contender, '', key, { requests: cancelRequests(contender.kind) }),
@@ -256,7 +256,7 @@ async function writeScenarios() {
 }
 
 async function coldStartScenario() {
-  const { path, key } = seeded(100);
+  const { path, key } = await seeded(100);
   const times = { project: [], naive: [] };
   for (let round = 0; round < COLD_ROUNDS; round++) {
     for (const kind of round % 2 === 0 ? ['project', 'naive'] : ['naive', 'project']) {
@@ -276,7 +276,7 @@ async function coldStartScenario() {
 }
 
 async function bigListScenario(orderCount) {
-  const { path, key } = seeded(orderCount);
+  const { path, key } = await seeded(orderCount);
   const sql = `SELECT id, pet_id AS petId, quantity, ship_date AS shipDate, complete FROM orders WHERE status <> 'cancelled' ORDER BY id`;
   const cliStarted = performance.now();
   execFileSync('sqlite3', ['-json', path, sql], {

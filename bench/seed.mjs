@@ -3,14 +3,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { displayPrefix, generateKey, keyDigest } from '../dist/keys.js';
-import { openSqliteStore } from '../dist/store/sqlite/sqliteStore.js';
+import { openStore } from '../dist/store/open.js';
 
-export function seedDatabase(orderCount) {
+export async function seedDatabase(orderCount) {
   const path = join(mkdtempSync(join(tmpdir(), 'store-orders-bench-')), 'store.db');
-  const store = openSqliteStore(path, { synchronous: 'FULL' });
+  const store = await openStore({ kind: 'sqlite', path }, { synchronous: 'FULL', create: true });
   const key = generateKey();
-  const account = store.createAccount('bench');
-  store.createKey(account.id, keyDigest(key), displayPrefix(key));
+  const account = await store.keys.createAccount('bench');
+  await store.keys.createKey(account.id, keyDigest(key), displayPrefix(key));
   const batch = [];
   for (let i = 1; i <= orderCount; i++) {
     batch.push({
@@ -19,8 +19,8 @@ export function seedDatabase(orderCount) {
       shipDate: '2026-12-01T09:00:00.000Z',
       complete: i % 2 === 0,
     });
-    if (batch.length === 50_000 || i === orderCount) store.importOrders(batch.splice(0));
+    if (batch.length === 50_000 || i === orderCount) await store.orders.importOrders(batch.splice(0));
   }
-  store.close();
+  await store.close();
   return { path, key };
 }

@@ -24,7 +24,7 @@ import { registerOperations } from './http/routes.js';
 import { type ListenerOptions, serverOptions } from './http/serverOptions.js';
 import { cutOffStalledReaders } from './http/stalledReaders.js';
 import { closeConnectionsWhenStopping } from './http/stopping.js';
-import type { Handlers } from './operations/handler.js';
+import { type Handlers, storePartsOf } from './operations/handler.js';
 import { handlers as defaultHandlers } from './operations/index.js';
 import type { Store } from './store/store.js';
 import { instrument } from './telemetry/instrument.js';
@@ -75,6 +75,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const operations = operationTable(contract, options.handlers ?? defaultHandlers);
   const quotas = new RequestQuotas(options.rateLimits ?? DEFAULT_RATE_LIMITS, options.now);
-  registerOperations(app, contract, operations, { store, quotas, now });
+  registerOperations(app, contract, operations, { keys: store.keys, parts: storePartsOf(store), quotas, now });
   return app;
 }

@@ -1,10 +1,10 @@
 // Reads the environment once into a typed Config, or fails with a message naming the bad variable.
-import { isAbsolute, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError } from './configError.js';
 import { parseCorsOrigins } from './corsOrigins.js';
+import { type DatabaseLocation, parseDatabaseUrl } from './databaseUrl.js';
 
 export { ConfigError };
+export { describeDatabase, parseDatabaseUrl, type DatabaseLocation } from './databaseUrl.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -19,7 +19,9 @@ export type SynchronousMode = (typeof SYNCHRONOUS_MODES)[number];
 export interface Config {
   port: number;
   host: string;
-  databasePath: string;
+  database: DatabaseLocation;
+  /** PostgreSQL: how many connections each server process keeps at most. */
+  poolSize: number;
   logLevel: LogLevel;
   logFormat: LogFormat;
   synchronous: SynchronousMode;
@@ -85,7 +87,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: loadPort(env),
     host: parseHost(env.HOST),
-    databasePath: loadDatabasePath(env),
+    database: loadDatabase(env),
+    poolSize: loadPoolSize(env),
     logLevel: parseChoice('LOG_LEVEL', env.LOG_LEVEL?.toLowerCase(), LOG_LEVELS, 'info'),
     logFormat: parseChoice('LOG_FORMAT', env.LOG_FORMAT?.toLowerCase(), LOG_FORMATS, 'auto'),
     synchronous: loadSynchronous(env),
@@ -127,8 +130,12 @@ function loadHttpLimits(env: NodeJS.ProcessEnv): HttpLimits {
 }
 
 /** The database settings alone: the CLI needs them but must not fail on a server-only variable. Empty means unset. */
-export function loadDatabasePath(env: NodeJS.ProcessEnv = process.env): string {
+export function loadDatabase(env: NodeJS.ProcessEnv = process.env): DatabaseLocation {
   return parseDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL);
+}
+
+export function loadPoolSize(env: NodeJS.ProcessEnv = process.env): number {
+  return parsePositive(env, 'DATABASE_POOL_SIZE', 10);
 }
 
 export function loadSynchronous(env: NodeJS.ProcessEnv = process.env): SynchronousMode {
@@ -183,30 +190,6 @@ function parseHost(raw: string | undefined): string {
   if (raw === undefined || raw === '') return '127.0.0.1';
   if (/\s/.test(raw)) throw new ConfigError(`HOST must be a host name or address, got "${raw}"`);
   return raw;
-}
-
-/** Accepts a plain path or a `file:` URL (`file:///abs/path.db`, `file:relative.db`); query strings are refused. */
-export function parseDatabaseUrl(raw: string): string {
-  if (raw.trim() === '') throw new ConfigError('DATABASE_URL must not be empty');
-  let path = raw;
-  if (raw.startsWith('file:')) {
-    if (raw.includes('?')) throw new ConfigError(`DATABASE_URL must not carry query options, got "${raw}"`);
-    path = raw.startsWith('file://') ? safeFileUrlToPath(raw) : decodeURIComponent(raw.slice('file:'.length));
-  } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
-    throw new ConfigError(`DATABASE_URL must be a SQLite file path or a file: URL, got "${raw}"`);
-  }
-  if (path === '' || path === ':memory:') {
-    throw new ConfigError(`DATABASE_URL must name a file: the server and the CLI share it, got "${raw}"`);
-  }
-  return isAbsolute(path) ? path : resolve(path);
-}
-
-function safeFileUrlToPath(raw: string): string {
-  try {
-    return fileURLToPath(raw);
-  } catch {
-    throw new ConfigError(`DATABASE_URL is not a valid file: URL, got "${raw}"`);
-  }
 }
 
 function parseChoice<T extends string>(

@@ -1,10 +1,11 @@
 // Runs the server as a process: config → store → app → listen, and a graceful stop on SIGTERM or SIGINT.
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, describeDatabase, loadConfig } from './config.js';
 import { loadContract } from './contract/document.js';
 import { SERVER_BUSY_TIMEOUT_MS } from './store/sqlite/open.js';
-import { openSqliteStore, type SqliteStore } from './store/sqlite/sqliteStore.js';
+import { openStore } from './store/open.js';
+import type { AdminStore } from './store/store.js';
 import { chooseLogFormat, logDestination } from './telemetry/logOutput.js';
 import { announceListening, warnIfMetricsOpen } from './telemetry/startup.js';
 
@@ -17,7 +18,7 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
     throw error;
   }
   const contract = loadContract();
-  const store = openStore(config);
+  const store = await openConfiguredStore(config);
   const app = await buildApp({
     contract,
     store,
@@ -29,9 +30,9 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
     deprecatedCallsFlushMs: config.deprecatedCallsFlushMs,
     corsOrigins: config.corsOrigins,
   });
-  const settings = store.settings();
-  app.log.info({ database: config.databasePath, ...settings }, 'database opened');
-  if (!settings.writable) app.log.warn('the database is read-only: reads are served, writes answer 503');
+  const settings = store.describe();
+  app.log.info({ database: describeDatabase(config.database), ...settings }, 'database opened');
+  if (settings.writable === false) app.log.warn('the database is read-only: reads are served, writes answer 503');
 
   const stop = stopOnSignal(app, store, config.stopTimeoutMs);
   process.on('SIGTERM', stop);
@@ -39,27 +40,29 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
   await listen(app, store, config);
 }
 
-function openStore(config: Config): SqliteStore {
+async function openConfiguredStore(config: Config): Promise<AdminStore> {
   try {
-    return openSqliteStore(config.databasePath, {
+    return await openStore(config.database, {
       synchronous: config.synchronous,
       busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS,
       writeWaitMs: config.writeWaitMs,
       maxStreamedLists: config.maxStreamedLists,
+      poolSize: config.poolSize,
       create: false,
     });
   } catch (error) {
-    return exitWith(`store-orders: cannot open database ${config.databasePath}: ${(error as Error).message}`);
+    const database = describeDatabase(config.database);
+    return exitWith(`store-orders: cannot open database ${database}: ${(error as Error).message}`);
   }
 }
 
 /** The API's listener, then the metrics' own if it has one; then where each is, and the warnings. */
-async function listen(app: FastifyInstance, store: SqliteStore, { host, port, metrics }: Config) {
+async function listen(app: FastifyInstance, store: AdminStore, { host, port, metrics }: Config) {
   let apiOrigin: string;
   try {
     apiOrigin = await app.listen({ port, host });
   } catch (error) {
-    store.close();
+    await store.close();
     return exitWith(`store-orders: cannot listen on ${host}:${port}: ${(error as Error).message}`);
   }
   let metricsOrigin = apiOrigin;
@@ -67,7 +70,7 @@ async function listen(app: FastifyInstance, store: SqliteStore, { host, port, me
     try {
       metricsOrigin = await app.metricsServer.listen({ port: metrics.port ?? 0, host });
     } catch (error) {
-      store.close();
+      await store.close();
       return exitWith(
         `store-orders: cannot listen for metrics on ${host}:${metrics.port}: ${(error as Error).message}`,
       );
@@ -78,7 +81,7 @@ async function listen(app: FastifyInstance, store: SqliteStore, { host, port, me
 }
 
 /** A graceful stop: no new connections, the requests in flight finished, then the store closed. */
-function stopOnSignal(app: FastifyInstance, store: { close(): void }, stopTimeoutMs: number) {
+function stopOnSignal(app: FastifyInstance, store: { close(): Promise<void> }, stopTimeoutMs: number) {
   let stopping = false;
   return (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -93,8 +96,8 @@ function stopOnSignal(app: FastifyInstance, store: { close(): void }, stopTimeou
     }, stopTimeoutMs).unref();
     app
       .close()
+      .then(() => store.close())
       .then(() => {
-        store.close();
         app.log.info('stopped');
         process.exit(0);
       })

@@ -9,7 +9,7 @@ const t = useServer();
 
 describe('createStoreOrdersClient', () => {
   it('calls the API with its key and returns the typed body', async () => {
-    const order = t.server.store.addOrder({ petId: 7, quantity: 2 });
+    const order = await t.server.store.orders.addOrder({ petId: 7, quantity: 2 });
     const client = createStoreOrdersClient(`${t.server.baseUrl}/v1`, t.key, { fetch: validatingFetch });
 
     const { data, error, response } = await client.GET('/store/orders');
@@ -23,7 +23,7 @@ describe('createStoreOrdersClient', () => {
   });
 
   it('returns the Error body as `error` when the server refuses the call', async () => {
-    const shipped = t.server.store.addOrder({ petId: 3, quantity: 1, status: 'shipped' });
+    const shipped = await t.server.store.orders.addOrder({ petId: 3, quantity: 1, status: 'shipped' });
     const client = createStoreOrdersClient(`${t.server.baseUrl}/v1`, t.key, { fetch: validatingFetch });
 
     const { data, error, response } = await client.DELETE('/store/orders/{orderId}', {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseDatabaseUrl } from '../src/config.js';
+import { ConfigError, describeDatabase, loadConfig, parseDatabaseUrl } from '../src/config.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults, for unset and for empty variables', () => {
@@ -9,7 +9,8 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
       host: '127.0.0.1',
-      databasePath: resolve('data/store.db'),
+      database: { kind: 'sqlite', path: resolve('data/store.db') },
+      poolSize: 10,
       logLevel: 'info',
       logFormat: 'auto',
       synchronous: 'FULL',
@@ -58,7 +59,8 @@ describe('loadConfig', () => {
     ).toEqual({
       port: 8080,
       host: '0.0.0.0',
-      databasePath: '/tmp/x.db',
+      database: { kind: 'sqlite', path: '/tmp/x.db' },
+      poolSize: 10,
       logLevel: 'debug',
       logFormat: 'pretty',
       synchronous: 'EXTRA',
@@ -88,7 +90,9 @@ describe('loadConfig', () => {
     [{ LOG_FORMAT: 'colour' }, 'LOG_FORMAT'],
     [{ CORS_ORIGINS: '*' }, 'CORS_ORIGINS'],
     [{ SQLITE_SYNCHRONOUS: 'OFF' }, 'SQLITE_SYNCHRONOUS'],
-    [{ DATABASE_URL: 'postgres://db/x' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'mysql://db/x' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'postgres://[::1' }, 'DATABASE_URL'],
+    [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
     [{ DATABASE_URL: ':memory:' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'file:x.db?mode=ro' }, 'DATABASE_URL'],
     [{ DATABASE_URL: '   ' }, 'DATABASE_URL'],
@@ -130,6 +134,7 @@ const NUMERIC_RANGES: [variable: string, refused: string, range: string][] = [
   ['HTTP_MAX_CONNECTIONS', '0', 'from 1 to 999999999'],
   ['STOP_TIMEOUT_MS', '1000000000', 'from 1 to 999999999'],
   ['MAX_STREAMED_LISTS', '0', 'from 1 to 999999999'],
+  ['DATABASE_POOL_SIZE', '0', 'from 1 to 999999999'],
   ['DEPRECATED_CALLS_FLUSH_SECONDS', '3601', 'from 1 to 3600'],
 ];
 
@@ -182,11 +187,22 @@ describe('the metrics settings', () => {
 });
 
 describe('parseDatabaseUrl', () => {
-  it('accepts plain paths and file: URLs', () => {
-    expect(parseDatabaseUrl('/var/lib/store.db')).toBe('/var/lib/store.db');
-    expect(parseDatabaseUrl('file:///var/lib/store.db')).toBe('/var/lib/store.db');
-    expect(parseDatabaseUrl('file:data/my%20store.db')).toBe(resolve('data/my store.db'));
-    expect(parseDatabaseUrl('rel/store.db')).toBe(resolve('rel/store.db'));
+  it('accepts plain paths and file: URLs as SQLite files', () => {
+    const sqlite = (path: string) => ({ kind: 'sqlite', path });
+    expect(parseDatabaseUrl('/var/lib/store.db')).toEqual(sqlite('/var/lib/store.db'));
+    expect(parseDatabaseUrl('file:///var/lib/store.db')).toEqual(sqlite('/var/lib/store.db'));
+    expect(parseDatabaseUrl('file:data/my%20store.db')).toEqual(sqlite(resolve('data/my store.db')));
+    expect(parseDatabaseUrl('rel/store.db')).toEqual(sqlite(resolve('rel/store.db')));
+  });
+
+  it('takes postgres:// and postgresql:// URLs as PostgreSQL, and never repeats a password it refuses', () => {
+    const url = 'postgres://orders:s3cret@db.internal:5433/orders?sslmode=require';
+    expect(parseDatabaseUrl(url)).toEqual({ kind: 'postgres', url });
+    expect(parseDatabaseUrl('postgresql://db/orders')).toEqual({ kind: 'postgres', url: 'postgresql://db/orders' });
+    expect(() => parseDatabaseUrl('postgres://orders:s3cret@[bad')).toThrow(ConfigError);
+    expect(() => parseDatabaseUrl('postgres://orders:s3cret@[bad')).not.toThrow(/s3cret/);
+    expect(() => parseDatabaseUrl('mysql://u:s3cret@db/orders')).not.toThrow(/s3cret/);
+    expect(describeDatabase({ kind: 'postgres', url })).toBe('postgres://orders:***@db.internal:5433/orders?sslmode=require');
   });
 });
 

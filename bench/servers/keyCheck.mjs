@@ -9,13 +9,13 @@ export function keyChecker(db) {
   const activeKey = db.prepare(
     'SELECT id, account_id, digest FROM api_keys WHERE digest = ? AND revoked_at IS NULL',
   );
-  const store = {
-    findActiveKey(digest) {
+  const keys = {
+    async findActiveKey(digest) {
       const row = activeKey.get(digest);
       return row && { keyId: row.id, accountId: row.account_id, digest: row.digest };
     },
   };
-  return (authorization) => authenticate(authorization, store);
+  return (authorization) => authenticate(authorization, keys);
 }
 
 /**

@@ -20,7 +20,7 @@ const insert = db.prepare(
 const app = Fastify({ logger: false });
 
 app.addHook('onRequest', async (request, reply) => {
-  request.principal = checkKey(request.headers.authorization);
+  request.principal = await checkKey(request.headers.authorization);
   if (!request.principal)
     reply.code(401).send({ code: 'unauthorized', message: 'A valid API key is required', status: 401 });
 });

@@ -12,11 +12,11 @@ export const accounts: Noun = {
       description:
         'Creates an account named NAME (1 to 200 characters) and prints it as JSON. A name is taken once.\n' +
         '`keys create --account NAME` also creates a missing account.',
-      run: (context, args) => {
+      run: async (context, args) => {
         const name = validAccountName(exactlyOne(args, 'account NAME'));
-        withStore(context, (store) => {
-          if (store.findAccount(name)) throw new CliError(`account "${name}" already exists`);
-          printJson(context, store.createAccount(name));
+        await withStore(context, async ({ keys }) => {
+          if (await keys.findAccount(name)) throw new CliError(`account "${name}" already exists`);
+          printJson(context, await keys.createAccount(name));
         });
       },
     },

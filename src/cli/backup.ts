@@ -1,10 +1,10 @@
 // `store-orders backup FILE`: a consistent copy of the database, taken while the server serves.
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { loadDatabasePath } from '../config.js';
+import type { BackupOutcome } from '../store/store.js';
 import { exactlyOne } from './args.js';
 import type { Command } from './command.js';
-import { type CliContext, CliError, openStore } from './io.js';
+import { type CliContext, CliError, databaseName, openStore } from './io.js';
 
 export const backup: Command = {
   usage: 'backup FILE',
@@ -26,15 +26,16 @@ async function backUp(context: CliContext, file: string): Promise<void> {
   const exists = () => new CliError(`${file} already exists; a backup never overwrites a file: name a new one`);
   if (existsSync(file)) throw exists();
   if (!existsSync(dirname(file))) throw new CliError(`cannot back up to ${file}: its folder does not exist`);
-  const store = openStore(context);
-  let outcome: Awaited<ReturnType<typeof store.backup>>;
+  const store = await openStore(context);
+  let outcome: BackupOutcome;
   try {
+    if (!store.backup) throw new Error('this command copies a SQLite file; back PostgreSQL up with pg_dump');
     outcome = await store.backup(file);
   } catch (error) {
     throw new CliError(`cannot back up to ${file}: ${(error as Error).message}`);
   } finally {
-    store.close();
+    await store.close();
   }
   if (outcome === 'exists') throw exists();
-  context.out(`backed up ${loadDatabasePath(context.env)} to ${file}`);
+  context.out(`backed up ${databaseName(context)} to ${file}`);
 }

@@ -1,5 +1,5 @@
 // The shape of the command table: a command runs and describes itself; a noun groups commands by verb.
-import type { SqliteStore } from '../store/sqlite/sqliteStore.js';
+import type { AdminStore } from '../store/store.js';
 import { noArguments } from './args.js';
 import { type CliContext, printJson, withStore } from './io.js';
 
@@ -32,9 +32,9 @@ export function oneOf(names: readonly string[]): string {
 }
 
 /** The `run` of a listing: it takes no arguments and prints what `read` finds in the store, as JSON. */
-export function printsFromStore(read: (store: SqliteStore) => unknown): Command['run'] {
-  return (context, args) => {
+export function printsFromStore(read: (store: AdminStore) => Promise<unknown>): Command['run'] {
+  return async (context, args) => {
     noArguments(args);
-    withStore(context, (store) => printJson(context, read(store)));
+    await withStore(context, async (store) => printJson(context, await read(store)));
   };
 }

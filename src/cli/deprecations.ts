@@ -15,9 +15,9 @@ const report = (usage: string): Command => ({
   usage,
   summary: 'each deprecated operation, its sunset, and the accounts still calling it',
   description: DESCRIPTION,
-  run: (context, args) => {
+  run: async (context, args) => {
     noArguments(args);
-    printReport(context);
+    await printReport(context);
   },
 });
 
@@ -28,10 +28,10 @@ export const deprecations: Noun = {
   verbs: { list: { ...report('deprecations list'), summary: 'the same as deprecations' } },
 };
 
-function printReport(context: CliContext): void {
+async function printReport(context: CliContext): Promise<void> {
   const policies = deprecationPolicies(operationsOf(loadContract().document));
-  withStore(context, (store) => {
-    const calls = store.listDeprecatedCalls();
+  await withStore(context, async ({ telemetry }) => {
+    const calls = await telemetry.listDeprecatedCalls();
     printJson(
       context,
       [...policies.values()].map(({ operationId, deprecatedAt, sunsetAt }) => ({

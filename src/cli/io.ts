@@ -1,7 +1,8 @@
 // What every CLI command shares: the store it opens, how it prints, and how it refuses bad input.
 // Reading the arguments themselves is args.ts.
-import { loadDatabasePath, loadSynchronous } from '../config.js';
-import { openSqliteStore, type SqliteStore } from '../store/sqlite/sqliteStore.js';
+import { describeDatabase, loadDatabase, loadPoolSize, loadSynchronous } from '../config.js';
+import { openStore as openAnyStore } from '../store/open.js';
+import type { AdminStore } from '../store/store.js';
 
 /** A refusal the user can fix; printed as one line, exit status 1. */
 export class CliError extends Error {
@@ -30,23 +31,29 @@ export interface CliContext {
  * Opens the database at DATABASE_URL. Only `init` creates it: any other command on a missing file refuses
  * with the server's own message, rather than write to an empty new database at a mistyped path.
  */
-export function openStore({ env }: CliContext, { create = false } = {}): SqliteStore {
-  const path = loadDatabasePath(env);
+export async function openStore({ env }: CliContext, { create = false } = {}): Promise<AdminStore> {
+  const database = loadDatabase(env);
   const synchronous = loadSynchronous(env);
   try {
-    return openSqliteStore(path, { synchronous, create });
+    // One connection is all a command uses.
+    return await openAnyStore(database, { synchronous, create, poolSize: Math.min(loadPoolSize(env), 2) });
   } catch (error) {
-    throw new CliError(`cannot open database ${path}: ${(error as Error).message}`);
+    throw new CliError(`cannot open database ${describeDatabase(database)}: ${(error as Error).message}`);
   }
 }
 
-export function withStore<T>(context: CliContext, work: (store: SqliteStore) => T): T {
-  const store = openStore(context);
+export async function withStore<T>(context: CliContext, work: (store: AdminStore) => T | Promise<T>): Promise<T> {
+  const store = await openStore(context);
   try {
-    return work(store);
+    return await work(store);
   } finally {
-    store.close();
+    await store.close();
   }
+}
+
+/** DATABASE_URL as the commands name it: the file's path, or the PostgreSQL URL without its password. */
+export function databaseName({ env }: CliContext): string {
+  return describeDatabase(loadDatabase(env));
 }
 
 export function printJson(context: CliContext, value: unknown): void {

@@ -24,7 +24,7 @@ export const keys: Noun = {
       description:
         'Prints every key as JSON: its id, account, display prefix, creation and revocation times.\n' +
         'Never the keys themselves, which are not stored.',
-      run: printsFromStore((store) => store.listKeys()),
+      run: printsFromStore(({ keys }) => keys.listKeys()),
     },
     revoke: {
       usage: 'keys revoke KEY_OR_ID',
@@ -37,31 +37,31 @@ export const keys: Noun = {
   },
 };
 
-function createKey(context: CliContext, args: string[]): void {
+async function createKey(context: CliContext, args: string[]): Promise<void> {
   const { account } = onlyOptions(args, { account: 'string' });
   if (account === undefined) throw new UsageError('needs --account NAME');
   const accountName = validAccountName(account);
   const key = generateKey();
-  withStore(context, (store) => {
-    const found = store.findAccount(accountName) ?? store.createAccount(accountName);
-    const listing = store.createKey(found.id, keyDigest(key), displayPrefix(key));
+  await withStore(context, async ({ keys }) => {
+    const found = (await keys.findAccount(accountName)) ?? (await keys.createAccount(accountName));
+    const listing = await keys.createKey(found.id, keyDigest(key), displayPrefix(key));
     context.note(`Created key ${listing.id} (${listing.displayPrefix}) for account "${found.name}".`);
     context.note('It is shown once and never again: store it now.');
     context.out(key);
   });
 }
 
-function revokeKey(context: CliContext, keyOrId: string): void {
+async function revokeKey(context: CliContext, keyOrId: string): Promise<void> {
   // Checked before the database is opened, as every usage mistake is.
   const byId = /^[0-9]+$/.test(keyOrId);
   if (byId) parseId(keyOrId, 'a key id');
   else if (!isWellFormedKey(keyOrId)) {
     throw new UsageError('KEY_OR_ID must be a key id from `keys list` or a whole key');
   }
-  withStore(context, (store) => {
+  await withStore(context, async ({ keys }) => {
     const outcome = byId
-      ? store.revokeKeyById(Number(keyOrId))
-      : store.revokeKeyByDigest(keyDigest(keyOrId));
+      ? await keys.revokeKeyById(Number(keyOrId))
+      : await keys.revokeKeyByDigest(keyDigest(keyOrId));
     if (outcome === 'missing') throw new CliError('no such key');
     context.out(outcome === 'revoked' ? 'Key revoked.' : 'Key was already revoked.');
   });

@@ -10,7 +10,7 @@ export const messages: Noun = {
       description:
         'Prints every stored message as JSON, oldest first: its id, the name of the account that sent it,\n' +
         'the message, its status and when it was accepted.',
-      run: printsFromStore((store) => store.listMessages()),
+      run: printsFromStore(({ messages }) => messages.listMessages()),
     },
   },
 };

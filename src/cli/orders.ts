@@ -47,12 +47,12 @@ export const orders: Noun = {
       description:
         'Prints every order as JSON with its status (pending, shipped or cancelled), cancelled ones\n' +
         'included, which the API leaves out of its list.',
-      run: printsFromStore((store) => store.listAllOrders()),
+      run: printsFromStore(({ orders }) => orders.listAllOrders()),
     },
   },
 };
 
-function addOrder(context: CliContext, args: string[]): void {
+async function addOrder(context: CliContext, args: string[]): Promise<void> {
   const values = onlyOptions(args, {
     'pet-id': 'string',
     quantity: 'string',
@@ -74,10 +74,10 @@ function addOrder(context: CliContext, args: string[]): void {
     'the order',
     (message) => new UsageError(message),
   );
-  withStore(context, (store) => printJson(context, store.addOrder(order)));
+  await withStore(context, async ({ orders }) => printJson(context, await orders.addOrder(order)));
 }
 
-function importOrders(context: CliContext, file: string): void {
+async function importOrders(context: CliContext, file: string): Promise<void> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -94,18 +94,18 @@ function importOrders(context: CliContext, file: string): void {
   const fail = (message: string) => new CliError(message);
   // Every row is checked before the one transaction starts, so a bad row changes nothing.
   const orders = rows.map((row, index) => validOrder(row, `${file}: row ${index + 1}`, fail));
-  withStore(context, (store) => context.out(`Imported ${store.importOrders(orders)} orders.`));
+  await withStore(context, async (store) => context.out(`Imported ${await store.orders.importOrders(orders)} orders.`));
 }
 
-function shipOrder(context: CliContext, orderId: number): void {
-  withStore(context, (store) => {
-    const outcome = store.shipOrder(orderId);
+async function shipOrder(context: CliContext, orderId: number): Promise<void> {
+  await withStore(context, async ({ orders }) => {
+    const outcome = await orders.shipOrder(orderId);
     if (outcome === 'missing') throw new CliError(`no order ${orderId}`);
     if (outcome === 'not_pending') {
       throw new CliError(
-        `order ${orderId} is ${store.findOrder(orderId)?.status}; only a pending order can ship`,
+        `order ${orderId} is ${(await orders.findOrder(orderId))?.status}; only a pending order can ship`,
       );
     }
-    printJson(context, store.findOrder(orderId));
+    printJson(context, await orders.findOrder(orderId));
   });
 }

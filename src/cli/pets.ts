@@ -10,10 +10,10 @@ export const pets: Noun = {
       usage: 'pets add --name NAME',
       summary: 'create a pet',
       description: 'Creates a pet named NAME and prints it as JSON, with the id the API reads it by.',
-      run: (context, args) => {
+      run: async (context, args) => {
         const { name } = onlyOptions(args, { name: 'string' });
         if (name === undefined || name.trim() === '') throw new UsageError('needs --name NAME');
-        withStore(context, (store) => printJson(context, store.addPet(name)));
+        await withStore(context, async ({ pets }) => printJson(context, await pets.addPet(name)));
       },
     },
   },

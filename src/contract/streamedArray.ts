@@ -1,6 +1,7 @@
 // A JSON array too long to hold in memory: a handler may answer with one where the contract documents an
-// array. Its text is produced in chunks, with the event loop free between them.
-import type { Readable } from 'node:stream';
+// array. Its text is produced in chunks, with the event loop free between them. The array's framing (the
+// brackets and commas around the items a store streams) is written here and nowhere else.
+import { pipeline, type Readable, Transform } from 'node:stream';
 
 export interface StreamedArray {
   readonly streamed: true;
@@ -15,4 +16,35 @@ export interface StreamedArray {
 
 export function isStreamedArray(value: unknown): value is StreamedArray {
   return typeof value === 'object' && value !== null && (value as { streamed?: unknown }).streamed === true;
+}
+
+/**
+ * The array whose items come from `openItems`: an object-mode stream of batches, each an array of items'
+ * JSON texts. Destroying the text (the client went away) destroys the items' stream, which lets its
+ * snapshot go.
+ */
+export function streamedArray(version: string, openItems: () => Readable | undefined): StreamedArray {
+  return {
+    streamed: true,
+    version,
+    open() {
+      const items = openItems();
+      if (items === undefined) return undefined;
+      let first = true;
+      const text = new Transform({
+        writableObjectMode: true,
+        writableHighWaterMark: 1,
+        transform(batch: readonly string[], _encoding, done) {
+          if (batch.length === 0) return done();
+          done(null, `${first ? '[' : ','}${batch.join(',')}`);
+          first = false;
+        },
+        flush(done) {
+          done(null, first ? '[]' : ']');
+        },
+      });
+      // The callback is where a failure ends: the text stream is destroyed with it, which ends the answer.
+      return pipeline(items, text, () => {});
+    },
+  };
 }

@@ -4,7 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
 import { hasKeyShape, hasValidChecksum, keyDigest } from '../keys.js';
-import type { Principal, Store } from '../store/store.js';
+import type { KeyStore, Principal } from '../store/store.js';
 import type { RequestQuotas } from './quotas.js';
 import { singleHeader } from './rawHeaders.js';
 
@@ -25,14 +25,14 @@ export function bearerToken(header: string | undefined): string | undefined {
 const checkedDigests = new Set<string>();
 const MAX_CHECKED_DIGESTS = 10_000;
 
-export function authenticate(header: string | undefined, store: Store): Principal | undefined {
+export async function authenticate(header: string | undefined, keys: KeyStore): Promise<Principal | undefined> {
   const token = bearerToken(header);
   if (token === undefined || !hasKeyShape(token)) return undefined;
   const digest = keyDigest(token);
   const digestText = digest.toString('base64');
   // A malformed key is refused before any lookup.
   if (!checkedDigests.has(digestText) && !hasValidChecksum(token)) return undefined;
-  const key = store.findActiveKey(digest);
+  const key = await keys.findActiveKey(digest);
   // The lookup is by digest, so a timing difference there says nothing about the key; the final
   // comparison is still constant-time so no code path compares secrets byte by byte.
   if (!key || key.digest.length !== digest.length || !timingSafeEqual(key.digest, digest)) return undefined;
@@ -46,13 +46,13 @@ export function authenticate(header: string | undefined, store: Store): Principa
  * address; a key in the URL is in logs and histories already, so it is neither looked up (the answer
  * tells nothing about it) nor counted.
  */
-export function authenticateRequest(
+export async function authenticateRequest(
   request: FastifyRequest,
-  store: Store,
+  keys: KeyStore,
   quotas: RequestQuotas,
-): { principal: Principal } | { refusal: ErrorAnswer<401> } {
+): Promise<{ principal: Principal } | { refusal: ErrorAnswer<401> }> {
   if (sendsKeyInUrl(request.query)) return { refusal: KEY_IN_URL };
-  const principal = authenticate(singleHeader(request.raw.rawHeaders, 'authorization'), store);
+  const principal = await authenticate(singleHeader(request.raw.rawHeaders, 'authorization'), keys);
   if (principal) return { principal };
   quotas.authenticationFailed(request.ip);
   return { refusal: MISSING_KEY };

@@ -4,6 +4,7 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
+import { StoreUnavailableError } from '../store/store.js';
 import { requestIdFor } from './requestId.js';
 
 /** For the places that cannot return an answer (a body reader deep in a stream); see errorAnswerFor. */
@@ -40,10 +41,7 @@ export function errorAnswerFor(error: unknown): { answer: ErrorAnswer; expected:
     case 'FST_ERR_BAD_URL':
       return expected(apiError('bad_request', 'The request path has a malformed percent-escape'));
   }
-  if (typeof code === 'string' && code.startsWith('SQLITE_')) {
-    const outage = storageOutage(code);
-    if (outage) return { answer: outage, expected: false };
-  }
+  if (error instanceof StoreUnavailableError) return { answer: storeOutage(error), expected: false };
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
     const text = typeof message === 'string' && message !== '' ? message : 'Bad request';
     return expected(statusCode === 404 ? apiError('not_found', text) : apiError('bad_request', text));
@@ -53,23 +51,12 @@ export function errorAnswerFor(error: unknown): { answer: ErrorAnswer; expected:
   return { answer: INTERNAL, expected: false };
 }
 
-/**
- * SQLite failures that pass: another process's lock, or a disk that is full, read-only or failing. Nothing
- * of the request was written, so the client may retry. Anything else (a corrupt file) stays a 500.
- */
-function storageOutage(code: string): ErrorAnswer<503> | undefined {
-  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return apiError('service_unavailable', 'The database is busy; retry shortly', {
-      'Retry-After': '1',
-    });
-  }
-  const storage = ['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN'];
-  if (storage.some((prefix) => code.startsWith(prefix))) {
-    return apiError('storage_unavailable', 'The database cannot be written to right now; retry later', {
-      'Retry-After': '5',
-    });
-  }
-  return undefined;
+/** The store's failures that pass: nothing of the request was written, so the client may retry. */
+function storeOutage({ reason, retryAfterSeconds }: StoreUnavailableError): ErrorAnswer<503> {
+  const retryAfter = { 'Retry-After': String(retryAfterSeconds) };
+  return reason === 'busy'
+    ? apiError('service_unavailable', 'The database is busy; retry shortly', retryAfter)
+    : apiError('storage_unavailable', 'The database cannot be written to right now; retry later', retryAfter);
 }
 
 export function payloadTooLarge(): ErrorAnswer<413> {

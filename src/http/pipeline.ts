@@ -6,7 +6,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Answer, withHeaders } from '../contract/answer.js';
 import { refuseAfterSunset } from '../contract/deprecation.js';
-import type { Store } from '../store/store.js';
+import type { StoreParts } from '../operations/handler.js';
+import type { KeyStore } from '../store/store.js';
 import { authenticateRequest } from './auth.js';
 import { operationBody } from './body.js';
 import { answerToFailure } from './commonAnswers.js';
@@ -17,7 +18,8 @@ import type { RequestQuotas } from './quotas.js';
 import { validatedInput } from './validation.js';
 
 export interface PipelineDependencies {
-  store: Store;
+  keys: KeyStore;
+  parts: StoreParts;
   quotas: RequestQuotas;
   now: () => Date;
 }
@@ -48,14 +50,14 @@ async function checkThenRun(
   operation: Operation,
   request: FastifyRequest,
   reply: FastifyReply,
-  { store, quotas, now }: PipelineDependencies,
+  { keys, parts, quotas, now }: PipelineDependencies,
   carried: Carried,
 ): Promise<Answer> {
   const gone = refuseAfterSunset(operation.deprecation, now());
   if (gone) return gone;
   const blocked = quotas.refuseAddress(request.ip);
   if (blocked) return blocked;
-  const caller = authenticateRequest(request, store, quotas);
+  const caller = await authenticateRequest(request, keys, quotas);
   if ('refusal' in caller) return caller.refusal;
   request.principal = caller.principal;
   const usage = quotas.countKey(caller.principal.keyId);
@@ -68,6 +70,7 @@ async function checkThenRun(
   if ('refusal' in read) return read.refusal;
   const checked = await validatedInput(operation, request, read.body);
   if ('refusal' in checked) return checked.refusal;
+  const store = parts[operation.operationId];
   const answer = await operation.handler(checked.input, { store, principal: caller.principal, now });
   return operation.conditional ? conditionalGet(answer, request.headers['if-none-match']) : answer;
 }

@@ -13,10 +13,10 @@ const NOT_READY = apiError('service_unavailable', 'The database is not answering
 export function registerProbes(app: FastifyInstance, store: Store): void {
   // The version lets an operator see which release answers, behind a load balancer say.
   readOnlyRoute(app, '/healthz', () => ({ status: 'ok', version: VERSION }));
-  readOnlyRoute(app, '/readyz', (_request, reply) => {
+  readOnlyRoute(app, '/readyz', async (_request, reply) => {
     let ready = false;
     try {
-      ready = store.isReady();
+      ready = await store.isReady();
     } catch {
       // A database that throws is as unready as one that answers no.
     }

@@ -1,7 +1,8 @@
 // GET /store/orders: every order that is not cancelled, by id. Conditional requests are handled in http/.
+import { streamedArray } from '../contract/streamedArray.js';
 import type { Handler } from './handler.js';
 
-export const listOrders: Handler<'listOrders'> = (_input, { store }) => ({
-  status: 200,
-  body: store.listOrders(),
-});
+export const listOrders: Handler<'listOrders'> = async (_input, { store }) => {
+  const list = await store.listOrders();
+  return { status: 200, body: 'orders' in list ? list.orders : streamedArray(list.version, list.rows) };
+};

@@ -109,7 +109,7 @@ export type OrderList =
        * `undefined` while the store is streaming as many lists as it allows at once. The array's framing is
        * contract/streamedArray.ts's.
        */
-      rows(): Readable | undefined;
+      readonly rows: () => Readable | undefined;
     };
 
 /** Orders as the API sees them. */

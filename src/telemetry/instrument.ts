@@ -32,12 +32,12 @@ export interface TelemetryOptions {
 
 export function instrument(app: FastifyInstance, metrics: Metrics, options: TelemetryOptions): void {
   const { contract, now, store } = options;
-  observeStore(metrics, store);
+  observeStore(metrics, store.telemetry);
 
   const deprecated = new Set(deprecationPolicies(operationsOf(contract.document)).keys());
   // A series that exists at 0 tells "nobody calls it" apart from "not measured".
   for (const operation of deprecated) metrics.deprecatedCalls.inc({ operation }, 0);
-  const deprecatedCalls = new DeprecatedCallLog(store);
+  const deprecatedCalls = new DeprecatedCallLog(store.telemetry);
   deprecatedCalls.start(options.deprecatedCallsFlushMs, (error) =>
     app.log.error({ err: error }, 'could not write the deprecated calls; kept for the next flush'),
   );
@@ -62,7 +62,7 @@ export function instrument(app: FastifyInstance, metrics: Metrics, options: Tele
 
   app.addHook('onClose', async () => {
     try {
-      deprecatedCalls.close();
+      await deprecatedCalls.close();
     } catch (error) {
       app.log.error({ err: error }, 'could not write the last deprecated calls');
     }

@@ -2,7 +2,7 @@
 // Every label has a bounded set of values: operationIds (or "none"), HTTP statuses, Store method names,
 // order states. Never an id, a key or a path.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './promClient.js';
-import { ORDER_STATUSES, type Store } from '../store/store.js';
+import { ORDER_STATUSES, type TelemetryStore } from '../store/store.js';
 
 /** Requests that matched no operation of the contract: probes, the contract's own files, unknown paths. */
 export const NO_OPERATION = 'none';
@@ -62,17 +62,17 @@ export function createMetrics(): Metrics {
  * Gauges read from the store at scrape time: orders by state and the message queue's depth. Separate from
  * createMetrics because the store they read is the timed one, which needs the instruments first.
  */
-export function observeStore({ registry }: Metrics, store: Store): void {
+export function observeStore({ registry }: Metrics, store: TelemetryStore): void {
   new Gauge({
     name: 'store_orders_orders',
     help: 'Orders in the store by state, read at scrape time.',
     labelNames: ['state'] as const,
     registers: [registry],
-    collect() {
+    async collect() {
       // A database that cannot answer leaves the series out of this scrape rather than failing it, so
       // the request and process metrics still arrive; /readyz says why.
       try {
-        const counts = store.countOrdersByStatus();
+        const counts = await store.countOrdersByStatus();
         for (const state of ORDER_STATUSES) this.set({ state }, counts[state]);
       } catch {
         this.reset();
@@ -83,9 +83,9 @@ export function observeStore({ registry }: Metrics, store: Store): void {
     name: 'store_orders_message_queue_depth',
     help: 'Messages with status queued, read at scrape time.',
     registers: [registry],
-    collect() {
+    async collect() {
       try {
-        this.set(store.countQueuedMessages());
+        this.set(await store.countQueuedMessages());
       } catch {
         this.reset();
       }

@@ -71,11 +71,11 @@ describe('store-orders itself', () => {
     const url = `file://${fixture.server.dbPath}`;
     const result = await runCli(['pets', 'add', '--name', 'Tom'], { DATABASE_URL: url });
     expect(result.code).toBe(0);
-    expect(fixture.server.store.findPet(1)).toEqual({ id: 1, name: 'Tom' });
+    expect(await fixture.server.store.pets.findPet(1)).toEqual({ id: 1, name: 'Tom' });
   });
 
   it('refuses a bad DATABASE_URL with a clear message', async () => {
-    const result = await runCli(['orders', 'list'], { DATABASE_URL: 'postgres://db/store' });
+    const result = await runCli(['orders', 'list'], { DATABASE_URL: 'mysql://db/store' });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/DATABASE_URL must be a SQLite file path/);
   });

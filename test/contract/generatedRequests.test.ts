@@ -24,14 +24,14 @@ const sent = new Map<string, Map<string, number>>();
 
 beforeAll(async () => {
   server = await startServer();
-  const { key } = createKey(server.store);
-  const { key: revokedKey } = createKey(server.store, 'former-customer');
-  server.store.revokeKeyByDigest(keyDigest(revokedKey));
+  const { key } = await createKey(server.store);
+  const { key: revokedKey } = await createKey(server.store, 'former-customer');
+  await server.store.keys.revokeKeyByDigest(keyDigest(revokedKey));
   credentials = { key, revokedKey };
   for (let id = 1; id <= 30; id++) {
-    const order = server.store.addOrder({ petId: id, quantity: id, complete: false });
-    if (id % 3 === 0) server.store.shipOrder(order.id);
-    if (id <= 10) server.store.addPet(`pet ${id}`);
+    const order = await server.store.orders.addOrder({ petId: id, quantity: id, complete: false });
+    if (id % 3 === 0) await server.store.orders.shipOrder(order.id);
+    if (id <= 10) await server.store.pets.addPet(`pet ${id}`);
   }
 });
 

@@ -25,8 +25,8 @@ interface Model {
 interface Real {
   client: ReturnType<typeof apiClient>;
   /** The CLI's own code on its own connection to the same file, as the `store-orders` binary runs it. */
-  cli(verb: 'add' | 'ship', args: string[]): unknown;
-  storedMessages(): string[];
+  cli(verb: 'add' | 'ship', args: string[]): Promise<unknown>;
+  storedMessages(): Promise<string[]>;
 }
 
 /** An order the model knows (by position, so shrinking keeps it meaningful) or an id nobody issued. */
@@ -86,7 +86,7 @@ class SendMessage implements fc.AsyncCommand<Model, Real> {
     expect(response.status).toBe(202);
     expect(data?.message).toBe(this.text);
     model.messages.push(this.text);
-    expect(real.storedMessages()).toEqual(model.messages);
+    expect(await real.storedMessages()).toEqual(model.messages);
   }
   toString = () => `sendMessage(${JSON.stringify(this.text)})`;
 }
@@ -97,15 +97,14 @@ class CliAddOrder implements fc.AsyncCommand<Model, Real> {
     readonly quantity: number,
   ) {}
   check = () => true;
-  run(model: Model, real: Real) {
-    const added = real.cli('add', ['--pet-id', String(this.petId), '--quantity', String(this.quantity)]) as {
+  async run(model: Model, real: Real) {
+    const added = (await real.cli('add', ['--pet-id', String(this.petId), '--quantity', String(this.quantity)])) as {
       id: number;
       status: string;
     };
     expect(added.status).toBe('pending');
     expect(model.orders.has(added.id)).toBe(false);
     model.orders.set(added.id, { petId: this.petId, quantity: this.quantity, state: 'pending' });
-    return Promise.resolve();
   }
   toString = () => `cli orders add --pet-id ${this.petId} --quantity ${this.quantity}`;
 }
@@ -113,17 +112,16 @@ class CliAddOrder implements fc.AsyncCommand<Model, Real> {
 class CliShipOrder implements fc.AsyncCommand<Model, Real> {
   constructor(readonly pick: OrderPick) {}
   check = () => true;
-  run(model: Model, real: Real) {
+  async run(model: Model, real: Real) {
     const orderId = pickId(model, this.pick);
     const order = model.orders.get(orderId);
     if (order?.state === 'pending') {
-      expect(real.cli('ship', [String(orderId)])).toMatchObject({ id: orderId, status: 'shipped' });
+      expect(await real.cli('ship', [String(orderId)])).toMatchObject({ id: orderId, status: 'shipped' });
       order.state = 'shipped';
     } else {
       // A cancelled, shipped or unknown order cannot ship, and the CLI says so.
-      expect(() => real.cli('ship', [String(orderId)])).toThrow(CliError);
+      await expect(real.cli('ship', [String(orderId)])).rejects.toThrow(CliError);
     }
-    return Promise.resolve();
   }
   toString = () => `cli orders ship ${JSON.stringify(this.pick)}`;
 }
@@ -147,20 +145,20 @@ describe('generated sequences of API calls and CLI commands', () => {
         fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (sequence) => {
           const server = await startServer();
           try {
-            const { key } = createKey(server.store);
+            const { key } = await createKey(server.store);
             const real: Real = {
               client: apiClient(server.baseUrl, key),
-              cli(verb, args) {
+              async cli(verb, args) {
                 const lines: string[] = [];
                 const context: CliContext = {
                   env: { DATABASE_URL: server.dbPath },
                   out: (line) => lines.push(line),
                   note: () => undefined,
                 };
-                void orders.verbs[verb]!.run(context, args);
+                await orders.verbs[verb]!.run(context, args);
                 return JSON.parse(lines.join('\n')) as unknown;
               },
-              storedMessages: () => server.store.listMessages().map((message) => message.message),
+              storedMessages: async () => (await server.store.messages.listMessages()).map((message) => message.message),
             };
             await fc.asyncModelRun(() => ({ model: { orders: new Map(), messages: [] }, real }), sequence);
           } finally {

@@ -136,7 +136,7 @@ describe('the API reference at /docs', () => {
     'sends listOrders to this server from its own "Try it" with a bearer key and shows the 200',
     async () => {
       const { page } = visit;
-      const order = t.server.store.addOrder({ petId: 7, quantity: 2 });
+      const order = await t.server.store.orders.addOrder({ petId: 7, quantity: 2 });
       await sidebarItem(page, 'get', '/store/orders').locator('a').click();
       await section(page, 'get', '/store/orders').getByRole('button', { name: 'Test Request' }).click();
 

@@ -53,7 +53,7 @@ describe('Content-Encoding (RFC 9110 §8.4)', () => {
     expect(answer.status).toBe(415);
     expect(JSON.parse(answer.bodyText)).toMatchObject({ code: 'unsupported_content_encoding', status: 415 });
     expect(answer.headers.get('accept-encoding')).toBe('identity');
-    expect(t.server.store.listMessages()).toEqual([]);
+    expect(await t.server.store.messages.listMessages()).toEqual([]);
   });
 
   it('accepts Content-Encoding: identity', async () => {
@@ -87,14 +87,14 @@ describe('Expect: 100-continue (RFC 9110 §10.1.1)', () => {
     expect(answers.map((answer) => answer.status)).toEqual([status]);
     // The client may or may not send the body now; the connection cannot be read further either way.
     expect(checked(answers[0]).headers.get('connection')).toBe('close');
-    expect(t.server.store.listMessages()).toEqual([]);
+    expect(await t.server.store.messages.listMessages()).toEqual([]);
   });
 
   it('answers a key over its quota with 429, never 100 Continue, and closes', async () => {
     await t.server.close();
     const rateLimits = { requestsPerKey: 1, authFailuresPerAddress: 0, windowSeconds: 60 };
     t.server = await startServer({ rateLimits });
-    t.key = createKey(t.server.store).key;
+    t.key = (await createKey(t.server.store)).key;
     const first = await expectContinue(withKey({ ...json, Connection: 'close' }));
     expect(first.map((answer) => answer.status)).toEqual([100, 202]);
     const answers = await expectContinue(withKey(json));
@@ -106,7 +106,7 @@ describe('Expect: 100-continue (RFC 9110 §10.1.1)', () => {
     const answers = await expectContinue(withKey({ ...json, Connection: 'close' }));
     expect(answers.map((answer) => answer.status)).toEqual([100, 202]);
     checked(answers[1]);
-    expect(t.server.store.listMessages()).toHaveLength(1);
+    expect(await t.server.store.messages.listMessages()).toHaveLength(1);
   });
 });
 
@@ -135,7 +135,7 @@ describe('a body far over 1 MiB sent at full speed (RFC 9112 §9.6)', () => {
     expect(more).toEqual([]);
     expect(checked(answer).status).toBe(413);
     expect(JSON.parse(answer?.bodyText ?? '')).toMatchObject({ code: 'payload_too_large' });
-    expect(t.server.store.listMessages()).toEqual([]);
+    expect(await t.server.store.messages.listMessages()).toEqual([]);
   });
 
   it('closes by itself a connection whose client neither sends the rest nor closes', async () => {

@@ -34,7 +34,7 @@ describe('with CORS_ORIGINS, over HTTP', () => {
   let key: string;
   beforeEach(async () => {
     server = await startServer({ corsOrigins: [LISTED, 'http://127.0.0.1:5173'] });
-    ({ key } = createKey(server.store));
+    ({ key } = await createKey(server.store));
   });
   afterEach(() => server.close());
 
@@ -187,7 +187,7 @@ describe('with CORS_ORIGINS, from a page in Chromium on another origin', () => {
   beforeAll(async () => {
     [browser, listed, unlisted] = await Promise.all([launchChromium(), pageServer(), pageServer()]);
     api = await startServer({ corsOrigins: [listed.origin] });
-    ({ key } = createKey(api.store));
+    ({ key } = await createKey(api.store));
   }, BROWSER_TEST_TIMEOUT);
   afterAll(async () => {
     await Promise.all([browser?.close(), api?.close()]);
@@ -226,7 +226,7 @@ describe('with CORS_ORIGINS, from a page in Chromium on another origin', () => {
   it(
     'lets a listed origin read the orders and their ETag, and send a message with an Idempotency-Key',
     async () => {
-      const order = api.store.addOrder({ petId: 7, quantity: 2 });
+      const order = await api.store.orders.addOrder({ petId: 7, quantity: 2 });
       const listedOrders = await fetchFrom(listed.origin, '/v1/store/orders');
       expect(listedOrders).toEqual({
         status: 200,

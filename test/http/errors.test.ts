@@ -6,9 +6,10 @@ import { errorCodes } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { apiError } from '../../src/contract/errorBody.js';
 import { ApiError, errorAnswerFor } from '../../src/http/errors.js';
+import { storeErrorFor } from '../../src/store/sqlite/errors.js';
 
 describe('errorAnswerFor', () => {
-  it('maps a write refused because another process holds the lock to 503 with Retry-After', () => {
+  it('maps a write refused because another process holds the lock, as the store reports it, to 503 with Retry-After', () => {
     const folder = mkdtempSync(join(tmpdir(), 'store-orders-busy-'));
     const holder = new Database(join(folder, 'x.db'));
     holder.exec('CREATE TABLE t (x)');
@@ -24,9 +25,11 @@ describe('errorAnswerFor', () => {
       holder.close();
       rmSync(folder, { recursive: true, force: true });
     }
-    expect(errorAnswerFor(thrown).answer).toEqual(
+    expect(errorAnswerFor(storeErrorFor(thrown)).answer).toEqual(
       apiError('service_unavailable', 'The database is busy; retry shortly', { 'Retry-After': '1' }),
     );
+    // Above the store, a driver's own error is a bug like any other.
+    expect(errorAnswerFor(thrown).answer.status).toBe(500);
   });
 
   it.each([

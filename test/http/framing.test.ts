@@ -65,7 +65,7 @@ describe('header fields beyond the 2,000 Node keeps by default', () => {
     assertHonoursContract({ method: 'POST', path: '/v1/messages', ...answer });
     expect(answer.status).toBe(400);
     expect(JSON.parse(answer.bodyText)).toMatchObject({ code: 'unsupported_content_type' });
-    expect(t.server.store.listMessages()).toEqual([]);
+    expect(await t.server.store.messages.listMessages()).toEqual([]);
   });
 
   it('reads all of them rather than refusing the request: 2,100 fields and one key is a 200', async () => {
@@ -159,7 +159,7 @@ describe('transfer codings (RFC 9112 §6.1)', () => {
 
   it('answers 501 not_implemented to Transfer-Encoding: gzip, chunked, and stores nothing', async () => {
     expectErrorBody(await only(chunkedPost('gzip, chunked')), 501, 'not_implemented');
-    expect(t.server.store.listMessages()).toEqual([]);
+    expect(await t.server.store.messages.listMessages()).toEqual([]);
   });
 
   it('still accepts plain chunked bodies', async () => {

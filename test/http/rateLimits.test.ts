@@ -2,7 +2,6 @@
 // the Error body, Retry-After and the RateLimit fields, and neither resets for a respelled Authorization.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { generateKey } from '../../src/keys.js';
-import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import {
   answersUnderWriteLock,
   CheckedClient,
@@ -38,7 +37,7 @@ describe('the per-key quota', () => {
       now,
       rateLimits: { requestsPerKey: 3, authFailuresPerAddress: 0, windowSeconds: 60 },
     });
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     clock.ms += 20_000;
     const answers = [await list(`Bearer ${key}`), await list(`Bearer ${key}`), await list(`Bearer ${key}`)];
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
@@ -69,7 +68,7 @@ describe('the per-key quota', () => {
         rateLimits: { requestsPerKey: 2, authFailuresPerAddress: 0, windowSeconds: 60 },
         now: movableClock().now,
       });
-      const { key } = createKey(server.store);
+      const { key } = await createKey(server.store);
       await list(`Bearer ${key}`);
       await list(`Bearer ${key}`);
       expect((await list(`${scheme} ${key}`)).status).toBe(429);
@@ -83,8 +82,8 @@ describe('the per-key quota', () => {
       now,
       rateLimits: { requestsPerKey: 1, authFailuresPerAddress: 0, windowSeconds: 60 },
     });
-    const first = createKey(server.store).key;
-    const second = createKey(server.store).key;
+    const first = (await createKey(server.store)).key;
+    const second = (await createKey(server.store)).key;
     expect((await list(`Bearer ${first}`)).status).toBe(200);
     expect((await list(`Bearer ${first}`)).status).toBe(429);
     expect((await list(`Bearer ${second}`)).status).toBe(200);
@@ -96,7 +95,7 @@ describe('the per-key quota', () => {
     server = await startServer({
       rateLimits: { requestsPerKey: 1, authFailuresPerAddress: 0, windowSeconds: 60 },
     });
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
     expect((await list(`Bearer ${key}`)).status).toBe(200);
     const answers = await Promise.all([
@@ -105,7 +104,7 @@ describe('the per-key quota', () => {
       rawRequest(`${server.baseUrl}/v1/pets/1`, { headers }),
     ]);
     expect(answers.map((answer) => answer.status)).toEqual([429, 429, 429]);
-    expect(server.store.listMessages()).toEqual([]);
+    expect(await server.store.messages.listMessages()).toEqual([]);
   });
 
   it('tells where the quota stands on every answer to a valid key, whatever its status', async () => {
@@ -115,10 +114,10 @@ describe('the per-key quota', () => {
       writeWaitMs: 1_000,
       rateLimits: { requestsPerKey: 100_000, authFailuresPerAddress: 0, windowSeconds: 60 },
     });
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const client = new CheckedClient(server);
     await answersUnderWriteLock(client, key, control);
-    for (const answerCase of everyAnswerCases(server, key, control)) await answerCase.run(client);
+    for (const answerCase of await everyAnswerCases(server, key, control)) await answerCase.run(client);
     client.close();
     const withKey = client.answers.filter(({ keyKnown }) => keyKnown);
     for (const { label, headers } of withKey) {
@@ -133,7 +132,7 @@ describe('the per-key quota', () => {
 
   it('sends no RateLimit fields when it is turned off', async () => {
     server = await startServer();
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const answer = await list(`Bearer ${key}`);
     expect(answer.status).toBe(200);
     expect(answer.headers.get('ratelimit')).toBeNull();
@@ -145,7 +144,7 @@ describe('the failed-authentication quota of an address', () => {
     server = await startServer({
       rateLimits: { requestsPerKey: 0, authFailuresPerAddress: 3, windowSeconds: 60 },
     });
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const failures = [await list(), await list('Bearer sok_nope'), await list(`Bearer ${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}`)];
     expect(failures.map((answer) => answer.status)).toEqual([401, 401, 401]);
 
@@ -159,11 +158,11 @@ describe('the failed-authentication quota of an address', () => {
   });
 
   it('refuses an address over its quota before its key is looked up, so the answer cannot tell a real key', async () => {
-    const lookups = vi.spyOn(SqliteStore.prototype, 'findActiveKey');
     server = await startServer({
       rateLimits: { requestsPerKey: 0, authFailuresPerAddress: 1, windowSeconds: 60 },
     });
-    const { key } = createKey(server.store);
+    const lookups = vi.spyOn(server.store.keys, 'findActiveKey');
+    const { key } = await createKey(server.store);
     // Well formed, so it is looked up (a malformed key is refused before any lookup), but never issued.
     expect((await list(`Bearer ${generateKey()}`)).status).toBe(401);
     expect(lookups).toHaveBeenCalledTimes(1);
@@ -183,7 +182,7 @@ describe('the failed-authentication quota of an address', () => {
     server = await startServer({
       rateLimits: { requestsPerKey: 0, authFailuresPerAddress: 1, windowSeconds: 60 },
     });
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     for (let i = 0; i < 5; i++) expect((await list(`Bearer ${key}`)).status).toBe(200);
     expect((await list('Bearer wrong')).status).toBe(401);
     expect((await list(`Bearer ${key}`)).status).toBe(429);

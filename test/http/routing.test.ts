@@ -137,7 +137,7 @@ describe('the contract and probes', () => {
   });
 
   it('answers /readyz with 503 when the database is gone', async () => {
-    t.server.store.close();
+    await t.server.store.close();
     const response = await fetch(`${t.server.baseUrl}/readyz`);
     const bodyText = await response.text();
     expect(response.status).toBe(503);
@@ -199,7 +199,7 @@ describe('unexpected exceptions', () => {
         },
       },
     });
-    t.key = createKey(t.server.store).key;
+    t.key = (await createKey(t.server.store)).key;
     const response = await fetch(`${t.server.baseUrl}/v1/store/orders`, {
       headers: { Authorization: `Bearer ${t.key}` },
     });

@@ -89,7 +89,7 @@ describe('slow and idle clients', () => {
 
   it('answers a body that stops arriving with 408 once the request timeout runs out', async () => {
     server = await startServer({ http: limits({ headersTimeoutMs: 400, requestTimeoutMs: 800 }) });
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const socket = await open();
     const closed = untilClosed(socket);
     socket.write(
@@ -97,7 +97,7 @@ describe('slow and idle clients', () => {
     );
     const { text } = await closed;
     expect(text).toMatch(/^HTTP\/1\.1 408 /);
-    expect(server.store.listMessages()).toEqual([]);
+    expect(await server.store.messages.listMessages()).toEqual([]);
   });
 
   it('closes an idle kept-alive connection after keepAliveTimeout', async () => {
@@ -129,7 +129,7 @@ describe('slow and idle clients', () => {
 
   it('never takes the place of a connection with a request in flight: the new one is closed then', async () => {
     server = await startServer({ http: limits({ maxConnections: 2 }) });
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const body = '{"message":"hi"}';
     const head = `POST /v1/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
     const bothReceived = requestsReceived(2);
@@ -145,7 +145,7 @@ describe('slow and idle clients', () => {
     expect(await answerTo(await open(), HEALTHZ)).toMatch(/^HTTP\/1\.1 200 /);
     await firstClosed;
     expect(await answerTo(busy[1] as Socket, body.slice(5))).toMatch(/^HTTP\/1\.1 202 /);
-    expect(server.store.listMessages()).toHaveLength(2);
+    expect(await server.store.messages.listMessages()).toHaveLength(2);
   });
 
   it('with the default limit taken by 1,000 idle connections without a key, still answers new clients', async () => {
@@ -162,8 +162,8 @@ describe('slow and idle clients', () => {
 
   it('keeps answering a normal client at its usual latency while 200 slowloris connections trickle headers, and cuts each off with 408 at the default headers timeout', async () => {
     server = await startServer();
-    const { key } = createKey(server.store);
-    server.store.importOrders(Array.from({ length: 100 }, (_, i) => ({ petId: i + 1, quantity: 1 })));
+    const { key } = await createKey(server.store);
+    await server.store.orders.importOrders(Array.from({ length: 100 }, (_, i) => ({ petId: i + 1, quantity: 1 })));
     const timeRequests = async (count: number) => {
       const latencies: number[] = [];
       for (let i = 0; i < count; i++) {

@@ -9,22 +9,22 @@ const cancel = (orderId: number) =>
 
 describe('cancelOrder', () => {
   it('cancels a pending order with 204 and no body, and it is no longer listed', async () => {
-    const order = t.server.store.addOrder({ petId: 1, quantity: 1 });
+    const order = await t.server.store.orders.addOrder({ petId: 1, quantity: 1 });
     const { response } = await cancel(order.id);
     expect(response.status).toBe(204);
     expect(await response.text()).toBe('');
-    expect(t.server.store.findOrder(order.id)?.status).toBe('cancelled');
+    expect((await t.server.store.orders.findOrder(order.id))?.status).toBe('cancelled');
     const { data } = await apiClient(t.server.baseUrl, t.key).GET('/store/orders');
     expect(data).toEqual([]);
   });
 
   it('answers 409 and leaves a shipped order unchanged', async () => {
-    const order = t.server.store.addOrder({ petId: 1, quantity: 1, status: 'shipped' });
-    const before = t.server.store.findOrder(order.id);
+    const order = await t.server.store.orders.addOrder({ petId: 1, quantity: 1, status: 'shipped' });
+    const before = await t.server.store.orders.findOrder(order.id);
     const { error, response } = await cancel(order.id);
     expect(response.status).toBe(409);
     expect(error?.code).toBe('order_already_shipped');
-    expect(t.server.store.findOrder(order.id)).toEqual(before);
+    expect(await t.server.store.orders.findOrder(order.id)).toEqual(before);
   });
 
   it('answers 404 for an order that does not exist', async () => {
@@ -34,7 +34,7 @@ describe('cancelOrder', () => {
   });
 
   it('answers 404 for an order that was already cancelled', async () => {
-    const order = t.server.store.addOrder({ petId: 1, quantity: 1 });
+    const order = await t.server.store.orders.addOrder({ petId: 1, quantity: 1 });
     expect((await cancel(order.id)).response.status).toBe(204);
     const { error, response } = await cancel(order.id);
     expect(response.status).toBe(404);
@@ -51,13 +51,13 @@ describe('cancelOrder', () => {
   });
 
   it('answers 404 not_found to a trailing slash, a path the contract does not have', async () => {
-    const order = t.server.store.addOrder({ petId: 1, quantity: 1 });
+    const order = await t.server.store.orders.addOrder({ petId: 1, quantity: 1 });
     const response = await rawRequest(`${t.server.baseUrl}/v1/store/orders/${order.id}/`, {
       method: 'DELETE',
       headers: { Authorization: `Bearer ${t.key}` },
     });
     expect(response.json).toEqual({ code: 'not_found', message: 'No such path', status: 404 });
-    expect(t.server.store.findOrder(order.id)?.status).toBe('pending');
+    expect((await t.server.store.orders.findOrder(order.id))?.status).toBe('pending');
   });
 
   it.each([
@@ -86,13 +86,13 @@ describe('cancelOrder', () => {
     ['40 leading zeros', '0'.repeat(40)],
     ['5,000 leading zeros', '0'.repeat(5_000)],
   ])('reads an id with %s as the same decimal number', async (_name, zeros) => {
-    const order = t.server.store.addOrder({ petId: 1, quantity: 1 });
+    const order = await t.server.store.orders.addOrder({ petId: 1, quantity: 1 });
     const response = await rawRequest(`${t.server.baseUrl}/v1/store/orders/${zeros}${order.id}`, {
       method: 'DELETE',
       headers: { Authorization: `Bearer ${t.key}` },
     });
     expect(response.status).toBe(204);
-    expect(t.server.store.findOrder(order.id)?.status).toBe('cancelled');
+    expect((await t.server.store.orders.findOrder(order.id))?.status).toBe('cancelled');
   });
 
   it.each(['abc', '1.5', '+1', '0', '-1', '0'.repeat(30), '9223372036854775808', `${'0'.repeat(30)}9223372036854775808`])(
@@ -111,7 +111,7 @@ describe('cancelOrder', () => {
   );
 
   it('gives exactly one 204 among concurrent cancels of one order', async () => {
-    const order = t.server.store.addOrder({ petId: 1, quantity: 1 });
+    const order = await t.server.store.orders.addOrder({ petId: 1, quantity: 1 });
     const statuses = await Promise.all(
       Array.from({ length: 20 }, async () => (await cancel(order.id)).response.status),
     );

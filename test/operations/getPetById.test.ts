@@ -16,8 +16,8 @@ function expectDeprecationHeaders(headers: Headers) {
 describe('getPetById before its sunset', () => {
   it('returns the pet with Deprecation, Sunset and Link headers', async () => {
     server = await startServer({ now: () => new Date('2026-11-23T00:00:00Z') });
-    const { key } = createKey(server.store);
-    const pet = server.store.addPet('Rex');
+    const { key } = await createKey(server.store);
+    const pet = await server.store.pets.addPet('Rex');
     const { data, response } = await apiClient(server.baseUrl, key).GET('/pets/{petId}', {
       params: { path: { petId: pet.id } },
     });
@@ -28,7 +28,7 @@ describe('getPetById before its sunset', () => {
 
   it('answers 404 for a missing pet, still with the deprecation headers', async () => {
     server = await startServer();
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const { error, response } = await apiClient(server.baseUrl, key).GET('/pets/{petId}', {
       params: { path: { petId: 99 } },
     });
@@ -43,7 +43,7 @@ describe('getPetById before its sunset', () => {
     expect(unauthorized.status).toBe(401);
     expectDeprecationHeaders(unauthorized.headers);
 
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const invalid = await rawRequest(`${server.baseUrl}/v1/pets/seven`, {
       headers: { Authorization: `Bearer ${key}` },
     });
@@ -53,7 +53,7 @@ describe('getPetById before its sunset', () => {
 
   it('carries the deprecation headers on a malformed percent-escape, answered before routing', async () => {
     server = await startServer();
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     for (const path of ['/v1/pets/%zz', '/v1/pets/%E0%A4%A', '/v1/pets/%zz?x=1']) {
       const response = await rawRequest(`${server.baseUrl}${path}`, { headers: { Authorization: `Bearer ${key}` } });
       expect(response.status, path).toBe(400);
@@ -74,8 +74,8 @@ describe('getPetById before its sunset', () => {
 
   it('still answers at the sunset instant itself', async () => {
     server = await startServer({ now: () => SUNSET });
-    const { key } = createKey(server.store);
-    const pet = server.store.addPet('Rex');
+    const { key } = await createKey(server.store);
+    const pet = await server.store.pets.addPet('Rex');
     const response = await rawRequest(`${server.baseUrl}/v1/pets/${pet.id}`, {
       headers: { Authorization: `Bearer ${key}` },
     });
@@ -86,8 +86,8 @@ describe('getPetById before its sunset', () => {
 describe('getPetById after its sunset', () => {
   it('answers 410 Gone with the Error body and the deprecation headers, key or not', async () => {
     server = await startServer({ now: () => new Date(SUNSET.getTime() + 1000) });
-    const { key } = createKey(server.store);
-    const pet = server.store.addPet('Rex');
+    const { key } = await createKey(server.store);
+    const pet = await server.store.pets.addPet('Rex');
     for (const headers of [{ Authorization: `Bearer ${key}` }, {}]) {
       const response = await rawRequest(`${server.baseUrl}/v1/pets/${pet.id}`, { headers });
       expect(response.status).toBe(410);
@@ -106,7 +106,7 @@ describe('getPetById after its sunset', () => {
 
   it('leaves the operations that are not deprecated alone', async () => {
     server = await startServer({ now: () => new Date('2030-01-01T00:00:00Z') });
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const response = await rawRequest(`${server.baseUrl}/v1/store/orders`, {
       headers: { Authorization: `Bearer ${key}` },
     });

@@ -6,10 +6,10 @@ const t = useServer();
 
 describe('listOrders', () => {
   it('returns every order that is not cancelled, ordered by id, with exactly the Order fields', async () => {
-    const first = t.server.store.addOrder({ petId: 7, quantity: 2, shipDate: '2026-12-01T09:00:00.000Z' });
-    const cancelled = t.server.store.addOrder({ petId: 8, quantity: 1 });
-    const shipped = t.server.store.addOrder({ petId: 9, quantity: 3, status: 'shipped', complete: true });
-    await t.server.store.cancelOrder(cancelled.id);
+    const first = await t.server.store.orders.addOrder({ petId: 7, quantity: 2, shipDate: '2026-12-01T09:00:00.000Z' });
+    const cancelled = await t.server.store.orders.addOrder({ petId: 8, quantity: 1 });
+    const shipped = await t.server.store.orders.addOrder({ petId: 9, quantity: 3, status: 'shipped', complete: true });
+    await t.server.store.orders.cancelOrder(cancelled.id);
 
     const { data, response } = await apiClient(t.server.baseUrl, t.key).GET('/store/orders');
 
@@ -21,7 +21,7 @@ describe('listOrders', () => {
   });
 
   it('leaves out a value the store does not have instead of sending null', async () => {
-    t.server.store.importOrders([{ petId: 4 }]);
+    await t.server.store.orders.importOrders([{ petId: 4 }]);
     const { data } = await apiClient(t.server.baseUrl, t.key).GET('/store/orders');
     const text = JSON.stringify(data);
     expect(text).not.toContain('null');
@@ -35,7 +35,7 @@ describe('listOrders', () => {
   });
 
   it('answers 304 to If-None-Match with the current ETag, and 200 once the list changes', async () => {
-    t.server.store.addOrder({ petId: 1, quantity: 1 });
+    await t.server.store.orders.addOrder({ petId: 1, quantity: 1 });
     const client = apiClient(t.server.baseUrl, t.key);
     const first = await client.GET('/store/orders');
     const etag = first.response.headers.get('etag') as string;
@@ -44,7 +44,7 @@ describe('listOrders', () => {
     expect(unchanged.response.status).toBe(304);
     expect(unchanged.response.headers.get('etag')).toBe(etag);
 
-    t.server.store.addOrder({ petId: 2, quantity: 1 });
+    await t.server.store.orders.addOrder({ petId: 2, quantity: 1 });
     const changed = await client.GET('/store/orders', { params: { header: { 'If-None-Match': etag } } });
     expect(changed.response.status).toBe(200);
     expect(changed.response.headers.get('etag')).not.toBe(etag);

@@ -32,9 +32,9 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 describe('a streamed list to a client that reads nothing', () => {
   it('holds at most a few chunks in the server, whatever the length of the list', async () => {
     server = await startServer({ streamOrdersAbove: 5 });
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     // Far more than the loopback socket buffers of both ends can take (about 18 MB of JSON).
-    server.store.importOrders(Array.from({ length: 400_000 }, (_, i) => ({ petId: i + 1, quantity: 1 })));
+    await server.store.orders.importOrders(Array.from({ length: 400_000 }, (_, i) => ({ petId: i + 1, quantity: 1 })));
     const serverSide: Socket[] = [];
     server.app.server.on('connection', (socket: Socket) => serverSide.push(socket));
 

@@ -19,7 +19,7 @@ async function serverWith(
 ): Promise<{ server: TestServer; key: string }> {
   const server = await startServer({ streamOrdersAbove, ...options });
   servers.push(server);
-  return { server, key: createKey(server.store).key };
+  return { server, key: (await createKey(server.store)).key };
 }
 
 /** A client that asks for the list, reads the headers, then nothing more. */
@@ -40,7 +40,7 @@ function stalledListReader(server: TestServer, key: string): Promise<IncomingMes
 
 /** 2,500 orders (three chunks of the stream), with absent fields, and every fifth cancelled. */
 async function addSampleOrders(server: TestServer): Promise<void> {
-  server.store.importOrders(
+  await server.store.orders.importOrders(
     Array.from({ length: 2_500 }, (_, index) => {
       const i = index + 1;
       return {
@@ -51,7 +51,7 @@ async function addSampleOrders(server: TestServer): Promise<void> {
       };
     }),
   );
-  await Promise.all(Array.from({ length: 500 }, (_, i) => server.store.cancelOrder((i + 1) * 5)));
+  await Promise.all(Array.from({ length: 500 }, (_, i) => server.store.orders.cancelOrder((i + 1) * 5)));
 }
 
 describe('listOrders over the streaming threshold', () => {
@@ -92,7 +92,7 @@ describe('listOrders over the streaming threshold', () => {
 
   it('keeps answering other requests while a client has stopped reading a long list', async () => {
     const { server, key } = await serverWith(5);
-    server.store.importOrders(Array.from({ length: 100_000 }, (_, i) => ({ petId: i + 1, quantity: 1 })));
+    await server.store.orders.importOrders(Array.from({ length: 100_000 }, (_, i) => ({ petId: i + 1, quantity: 1 })));
     // A client that reads the headers, then nothing more: the list waits on it, the server does not.
     const stalled = await stalledListReader(server, key);
     expect(stalled.statusCode).toBe(200);

@@ -37,7 +37,7 @@ describe('sendMessage', () => {
   it('sends no 202 while the write cannot commit, and each 202 finds its message already in the file', async () => {
     const control: HandlerControl = { failure: undefined, entered: undefined };
     const server = await startServer({ handlers: controllableHandlers(control), writeWaitMs: 30_000 });
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const client = new CheckedClient(server);
     const reader = new Database(server.dbPath, { readonly: true });
     const storedIds = () => new Set(reader.prepare('SELECT id FROM messages').pluck().all() as string[]);
@@ -172,14 +172,14 @@ describe('sendMessage', () => {
     assertHonoursContract(response);
     expect(response.status).toBe(400);
     expect(JSON.parse(response.bodyText)).toMatchObject({ code: 'unsupported_content_type' });
-    expect(t.server.store.listMessages()).toEqual([]);
+    expect(await t.server.store.messages.listMessages()).toEqual([]);
   });
 
   it('answers 413 to a body over 1 MiB, and stores nothing', async () => {
     const response = await post(JSON.stringify({ message: 'x'.repeat(1024 * 1024) }), 'application/json');
     expect(response.status).toBe(413);
     expect(response.json).toMatchObject({ code: 'payload_too_large', status: 413 });
-    expect(t.server.store.listMessages()).toEqual([]);
+    expect(await t.server.store.messages.listMessages()).toEqual([]);
   });
 
   it('answers 413 to an over-long chunked body that declares no length', async () => {

@@ -38,7 +38,7 @@ function storedMessages(dbPath: string): { id: string; body: string }[] {
 describe('sendMessage with an Idempotency-Key', () => {
   it('replays the first answer to a retry with the same key and body, storing one message', async () => {
     server = await startServer();
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const first = await post(key, 'retry-1', { message: 'once' });
     const retry = await post(key, 'retry-1', { message: 'once' });
     expect(first.status).toBe(202);
@@ -51,7 +51,7 @@ describe('sendMessage with an Idempotency-Key', () => {
 
   it('treats the quoted form of the IETF draft and the bare form as the same key', async () => {
     server = await startServer();
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const bare = await post(key, 'abc-123', { message: 'x' });
     const quoted = await post(key, '"abc-123"', { message: 'x' });
     expect(quoted.json).toEqual(bare.json);
@@ -60,7 +60,7 @@ describe('sendMessage with an Idempotency-Key', () => {
 
   it('answers 422 when the key comes back with a different body, and stores nothing for it', async () => {
     server = await startServer();
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     await post(key, 'k', { message: 'first' });
     const reused = await post(key, 'k', { message: 'second' });
     expect(reused.status).toBe(422);
@@ -70,8 +70,8 @@ describe('sendMessage with an Idempotency-Key', () => {
 
   it('keeps keys per account: another account with the same key gets its own message', async () => {
     server = await startServer();
-    const alice = createKey(server.store, 'alice').key;
-    const bob = createKey(server.store, 'bob').key;
+    const alice = (await createKey(server.store, 'alice')).key;
+    const bob = (await createKey(server.store, 'bob')).key;
     const fromAlice = await post(alice, 'shared', { message: 'same' });
     const fromBob = await post(bob, 'shared', { message: 'same' });
     expect(fromBob.status).toBe(202);
@@ -81,7 +81,7 @@ describe('sendMessage with an Idempotency-Key', () => {
 
   it('stores exactly one message for 50 concurrent identical requests; the others replay it or get 409', async () => {
     server = await startServer();
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const answers = await Promise.all(
       Array.from({ length: 50 }, () => post(key, 'burst', { message: 'only one' })),
     );
@@ -96,7 +96,7 @@ describe('sendMessage with an Idempotency-Key', () => {
   it('answers 409 to a second request while the first with the same key waits to be written', async () => {
     const control: HandlerControl = { failure: undefined, entered: undefined };
     server = await startServer({ handlers: controllableHandlers(control) });
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     // Another connection holds the write lock, so the first request waits in the server.
     const holder = new Database(server.dbPath);
     holder.exec('BEGIN IMMEDIATE');
@@ -117,11 +117,11 @@ describe('sendMessage with an Idempotency-Key', () => {
 
   it('replays after a restart of the server on the same file', async () => {
     server = await startServer();
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const first = await post(key, 'survives', { message: 'durable' });
     const dbPath = server.dbPath;
     await server.app.close();
-    server.store.close();
+    await server.store.close();
     const restarted = await startServer({ dbPath });
     const retry = await rawRequest(`${restarted.baseUrl}/v1/messages`, {
       method: 'POST',
@@ -142,7 +142,7 @@ describe('sendMessage with an Idempotency-Key', () => {
   it('forgets a key after 24 hours: the same request then stores a new message', async () => {
     let clock = Date.parse('2026-11-23T10:00:00Z');
     server = await startServer({ now: () => new Date(clock) });
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const first = await post(key, 'daily', { message: 'hi' });
     clock += 24 * 60 * 60 * 1000 - 1000;
     expect((await post(key, 'daily', { message: 'hi' })).json).toEqual(first.json);
@@ -156,7 +156,7 @@ describe('sendMessage with an Idempotency-Key', () => {
 
   it('accepts a key of 255 characters, bare or quoted, as the same key', async () => {
     server = await startServer();
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const longest = 'k'.repeat(255);
     expect((await post(key, longest, { message: 'x' })).status).toBe(202);
     const quoted = await post(key, `"${longest}"`, { message: 'x' });
@@ -167,7 +167,7 @@ describe('sendMessage with an Idempotency-Key', () => {
     'refuses the malformed key %j with 400 and stores nothing',
     async (idempotencyKey) => {
       server = await startServer();
-      const { key } = createKey(server.store);
+      const { key } = await createKey(server.store);
       const answer = await post(key, idempotencyKey, { message: 'x' });
       expect(answer.status).toBe(400);
       expect(answer.json).toMatchObject({ code: 'invalid_request' });
@@ -177,7 +177,7 @@ describe('sendMessage with an Idempotency-Key', () => {
 
   it('refuses the key sent twice with 400, even twice the same', async () => {
     server = await startServer();
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const answer = await send(server.baseUrl, {
       method: 'POST',
       path: '/v1/messages',
@@ -194,7 +194,7 @@ describe('sendMessage with an Idempotency-Key', () => {
 
   it('is typed in the generated client', async () => {
     server = await startServer();
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const client = apiClient(server.baseUrl, key);
     const { response } = await client.POST('/messages', {
       params: { header: { 'Idempotency-Key': 'typed' } },

@@ -149,8 +149,8 @@ describe('store-orders-client, installed into an empty folder', () => {
 
       const server = await startServer();
       try {
-        const { key } = createKey(server.store);
-        server.store.addOrder({ petId: 7, quantity: 2 });
+        const { key } = await createKey(server.store);
+        await server.store.orders.addOrder({ petId: 7, quantity: 2 });
         const url = `${server.baseUrl}/v1`;
         const listed = await run(process.execPath, ['list-orders.js'], app, {
           STORE_ORDERS_URL: url,

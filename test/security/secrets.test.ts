@@ -52,7 +52,8 @@ function rawExchange(text: string): Promise<string> {
 describe('keys at rest', () => {
   it('leave no 8-character piece of any of 50 issued keys in the database file or its write-ahead log', async () => {
     server = await startServer();
-    const keys = Array.from({ length: 50 }, (_, i) => createKey(server.store, `account-${i % 5}`).key);
+    const keys: string[] = [];
+    for (let i = 0; i < 50; i++) keys.push((await createKey(server.store, `account-${i % 5}`)).key);
     await rawRequest(`${server.baseUrl}/v1/store/orders`, {
       headers: { Authorization: `Bearer ${keys[0]}` },
     });
@@ -67,14 +68,14 @@ describe('keys at rest', () => {
     ).toString('latin1');
     expect(bytes.length).toBeGreaterThan(0);
     for (const key of keys) for (const piece of piecesOf(key)) expect(bytes).not.toContain(piece);
-    expect(server.store.listKeys()).toHaveLength(50);
+    expect(await server.store.keys.listKeys()).toHaveLength(50);
   });
 });
 
 describe('Authorization values that are not a key', () => {
   it('10,000 random values from 0 to 8 KiB long: every one is a 401, none a 5xx', async () => {
     server = await startServer();
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const random = seededRandom(20261123);
     const printable = (length: number) =>
       Array.from({ length }, () => String.fromCharCode(0x21 + Math.floor(random() * 94))).join('');
@@ -137,8 +138,8 @@ describe('a key sent in the URL (RFC 6750 §2.3)', () => {
 
   it('is refused with 401 and its own message on every operation, valid Authorization or not', async () => {
     server = await startServer();
-    const { key } = createKey(server.store);
-    server.store.addOrder({ petId: 1, quantity: 1 });
+    const { key } = await createKey(server.store);
+    await server.store.orders.addOrder({ petId: 1, quantity: 1 });
     const base = `${server.baseUrl}/v1`;
     const header = { Authorization: `Bearer ${key}` };
     const json = { 'Content-Type': 'application/json' };
@@ -157,8 +158,8 @@ describe('a key sent in the URL (RFC 6750 §2.3)', () => {
       expect(response.headers.get('www-authenticate'), url).toBe('Bearer realm="store-orders"');
       expect(response.json, url).toEqual(KEY_IN_URL);
     }
-    expect(server.store.listMessages()).toEqual([]);
-    expect(server.store.findOrder(1)?.status).toBe('pending');
+    expect(await server.store.messages.listMessages()).toEqual([]);
+    expect((await server.store.orders.findOrder(1))?.status).toBe('pending');
     // Another query parameter with a valid key is still the contract's 400, not this 401.
     const other = await rawRequest(`${base}/store/orders?api_key=${key}`, { headers: header });
     expect(other.json).toMatchObject({ code: 'invalid_request', status: 400 });
@@ -166,7 +167,7 @@ describe('a key sent in the URL (RFC 6750 §2.3)', () => {
 
   it('leaves no 8-character piece of the key in the trace-level log, on any path', async () => {
     server = await startServer({ logLevel: 'trace' });
-    const { key } = createKey(server.store);
+    const { key } = await createKey(server.store);
     const header = { Authorization: `Bearer ${key}` };
     const paths = [
       `/v1/store/orders?access_token=${key}`,
@@ -206,7 +207,7 @@ describe('a canary key sent down every error path', () => {
       http: { ...DEFAULT_HTTP_LIMITS, headersTimeoutMs: 300, requestTimeoutMs: 600 },
       writeWaitMs: 1_000,
     });
-    addKey(server.store, canary);
+    await addKey(server.store, canary);
     const client = new CheckedClient(server);
     const expected = new Map<Answer, { status: number; code?: string }>();
     const run = async (cases: AnswerCase[]) => {
@@ -216,7 +217,7 @@ describe('a canary key sent down every error path', () => {
 
     for (const answer of await answersUnderWriteLock(client, canary, control))
       expected.set(answer, UNDER_WRITE_LOCK[answer.label] as { status: number; code: string });
-    const cases = everyAnswerCases(server, canary, control);
+    const cases = await everyAnswerCases(server, canary, control);
     while (client.answers.length < 900) await run(cases);
 
     // The quotas, and the sunset, on a server of their own: its per-key quota allows one request, and
@@ -226,10 +227,10 @@ describe('a canary key sent down every error path', () => {
       now: () => new Date(clock.ms),
       rateLimits: { requestsPerKey: 1, authFailuresPerAddress: 1, windowSeconds: 3600 },
     });
-    addKey(quoted.store, canary);
+    await addKey(quoted.store, canary);
     const quotedClient = new CheckedClient(quoted);
     try {
-      const quotaCases = everyAnswerCases(quoted, canary, control);
+      const quotaCases = await everyAnswerCases(quoted, canary, control);
       const byLabel = (label: string) => quotaCases.find((c) => c.label === label) as AnswerCase;
       // One request with a valid key for each operation (the 500 cases: any answer within the quotas would
       // do, since a quota answers before the handler runs).

@@ -16,8 +16,8 @@ beforeEach(() => {
   dbPath = join(folder, 'nested', 'store.db');
   store = openSqliteStore(dbPath, { synchronous: 'FULL' });
 });
-afterEach(() => {
-  store.close();
+afterEach(async () => {
+  await store.close();
   rmSync(folder, { recursive: true, force: true });
 });
 
@@ -29,8 +29,8 @@ describe('opening the database', () => {
     db.close();
   });
 
-  it('reads synchronous back as configured on the first boot and on every later boot', () => {
-    store.close();
+  it('reads synchronous back as configured on the first boot and on every later boot', async () => {
+    await store.close();
     for (const [mode, level] of [
       ['FULL', 2],
       ['NORMAL', 1],
@@ -44,8 +44,8 @@ describe('opening the database', () => {
     store = openSqliteStore(dbPath, { synchronous: 'FULL' });
   });
 
-  it('refuses a database whose schema is newer than this build', () => {
-    store.close();
+  it('refuses a database whose schema is newer than this build', async () => {
+    await store.close();
     const db = new Database(dbPath);
     db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
     db.close();
@@ -65,57 +65,56 @@ describe('opening the database', () => {
 
 describe('orders', () => {
   it('lists orders that are not cancelled, by id, leaving out absent fields', async () => {
-    const a = store.addOrder({ petId: 1, quantity: 2, shipDate: '2026-01-01T00:00:00.000Z', complete: true });
-    const b = store.addOrder({ petId: 2, quantity: 1 });
-    const c = store.addOrder({ status: 'shipped' });
-    await store.cancelOrder(b.id);
-    expect(store.listOrders()).toEqual([
-      { id: a.id, petId: 1, quantity: 2, shipDate: '2026-01-01T00:00:00.000Z', complete: true },
-      { id: c.id, complete: false },
-    ]);
+    const a = await store.orders.addOrder({ petId: 1, quantity: 2, shipDate: '2026-01-01T00:00:00.000Z', complete: true });
+    const b = await store.orders.addOrder({ petId: 2, quantity: 1 });
+    const c = await store.orders.addOrder({ status: 'shipped' });
+    await store.orders.cancelOrder(b.id);
+    expect(await store.orders.listOrders()).toMatchObject({
+      orders: [
+        { id: a.id, petId: 1, quantity: 2, shipDate: '2026-01-01T00:00:00.000Z', complete: true },
+        { id: c.id, complete: false },
+      ],
+    });
   });
 
   it('cancels only a pending order, and tells shipped from missing', async () => {
-    const pending = store.addOrder({ petId: 1, quantity: 1 });
-    const shipped = store.addOrder({ petId: 1, quantity: 1, status: 'shipped' });
-    expect(await store.cancelOrder(pending.id)).toBe('cancelled');
-    expect(await store.cancelOrder(pending.id)).toBe('missing');
-    expect(await store.cancelOrder(shipped.id)).toBe('shipped');
-    expect(store.findOrder(shipped.id)?.status).toBe('shipped');
-    expect(await store.cancelOrder(999)).toBe('missing');
-    expect(await store.cancelOrder(2 ** 60)).toBe('missing');
+    const pending = await store.orders.addOrder({ petId: 1, quantity: 1 });
+    const shipped = await store.orders.addOrder({ petId: 1, quantity: 1, status: 'shipped' });
+    expect(await store.orders.cancelOrder(pending.id)).toBe('cancelled');
+    expect(await store.orders.cancelOrder(pending.id)).toBe('missing');
+    expect(await store.orders.cancelOrder(shipped.id)).toBe('shipped');
+    expect((await store.orders.findOrder(shipped.id))?.status).toBe('shipped');
+    expect(await store.orders.cancelOrder(999)).toBe('missing');
+    expect(await store.orders.cancelOrder(2 ** 60)).toBe('missing');
   });
 
-  it('ships only a pending order', () => {
-    const order = store.addOrder({ petId: 1, quantity: 1 });
-    expect(store.shipOrder(order.id)).toBe('shipped');
-    expect(store.shipOrder(order.id)).toBe('not_pending');
-    expect(store.shipOrder(999)).toBe('missing');
+  it('ships only a pending order', async () => {
+    const order = await store.orders.addOrder({ petId: 1, quantity: 1 });
+    expect(await store.orders.shipOrder(order.id)).toBe('shipped');
+    expect(await store.orders.shipOrder(order.id)).toBe('not_pending');
+    expect(await store.orders.shipOrder(999)).toBe('missing');
   });
 
-  it('imports all orders in one transaction, or none', () => {
-    expect(store.importOrders([{ petId: 1, quantity: 1 }, { petId: 2 }])).toBe(2);
+  it('imports all orders in one transaction, or none', async () => {
+    expect(await store.orders.importOrders([{ petId: 1, quantity: 1 }, { petId: 2 }])).toBe(2);
     // A CHECK constraint failing on the second row rolls back the first.
-    expect(() =>
-      store.importOrders([
+    await expect(
+      store.orders.importOrders([
         { petId: 3, quantity: 1 },
         { petId: 4, quantity: 0 },
       ]),
-    ).toThrow();
-    expect(store.listAllOrders().map((order) => order.petId)).toEqual([1, 2]);
+    ).rejects.toThrow();
+    expect((await store.orders.listAllOrders()).map((order) => order.petId)).toEqual([1, 2]);
   });
 });
 
 describe('keys', () => {
-  it('stores no 8-character piece of any issued key', () => {
-    const account = store.createAccount('acme');
-    const keys = Array.from({ length: 200 }, () => {
-      const key = generateKey();
-      store.createKey(account.id, keyDigest(key), displayPrefix(key));
-      return key;
-    });
+  it('stores no 8-character piece of any issued key', async () => {
+    const account = await store.keys.createAccount('acme');
+    const keys = Array.from({ length: 200 }, () => generateKey());
+    for (const key of keys) await store.keys.createKey(account.id, keyDigest(key), displayPrefix(key));
     // Closing checkpoints the WAL into the file, so the whole database is in these bytes.
-    store.close();
+    await store.close();
     const raw = readFileSync(dbPath).toString('latin1');
     for (const key of keys) {
       for (let at = 0; at + 8 <= key.length; at++) expect(raw.includes(key.slice(at, at + 8))).toBe(false);
@@ -123,16 +122,16 @@ describe('keys', () => {
     store = openSqliteStore(dbPath, { synchronous: 'FULL' });
   });
 
-  it('finds an active key by digest, and not once it is revoked', () => {
-    const account = store.createAccount('acme');
+  it('finds an active key by digest, and not once it is revoked', async () => {
+    const account = await store.keys.createAccount('acme');
     const key = generateKey();
-    const listing = store.createKey(account.id, keyDigest(key), displayPrefix(key));
-    expect(store.findActiveKey(keyDigest(key))).toMatchObject({ keyId: listing.id, accountId: account.id });
-    expect(store.revokeKeyByDigest(keyDigest(key))).toBe('revoked');
-    expect(store.findActiveKey(keyDigest(key))).toBeUndefined();
-    expect(store.revokeKeyById(listing.id)).toBe('already_revoked');
-    expect(store.revokeKeyById(999)).toBe('missing');
-    expect(store.listKeys()).toEqual([
+    const listing = await store.keys.createKey(account.id, keyDigest(key), displayPrefix(key));
+    expect(await store.keys.findActiveKey(keyDigest(key))).toMatchObject({ keyId: listing.id, accountId: account.id });
+    expect(await store.keys.revokeKeyByDigest(keyDigest(key))).toBe('revoked');
+    expect(await store.keys.findActiveKey(keyDigest(key))).toBeUndefined();
+    expect(await store.keys.revokeKeyById(listing.id)).toBe('already_revoked');
+    expect(await store.keys.revokeKeyById(999)).toBe('missing');
+    expect(await store.keys.listKeys()).toEqual([
       {
         id: listing.id,
         account: 'acme',
@@ -146,14 +145,14 @@ describe('keys', () => {
 
 describe('messages', () => {
   it('are stored with their account and listed in arrival order', async () => {
-    const account = store.createAccount('acme');
-    await store.enqueueMessage({
+    const account = await store.keys.createAccount('acme');
+    await store.messages.enqueueMessage({
       id: 'msg_a',
       accountId: account.id,
       message: 'one',
       createdAt: '2026-01-01T00:00:00.000Z',
     });
-    await store.enqueueMessage({
+    await store.messages.enqueueMessage({
       id: 'msg_b',
       accountId: account.id,
       message: 'two',
@@ -167,7 +166,7 @@ describe('messages', () => {
       status: 'queued',
       createdAt,
     });
-    expect(JSON.stringify(store.listMessages())).toBe(
+    expect(JSON.stringify(await store.messages.listMessages())).toBe(
       JSON.stringify([
         listed('msg_a', 'one', '2026-01-01T00:00:00.000Z'),
         listed('msg_b', 'two', '2026-01-01T00:00:01.000Z'),
@@ -177,11 +176,11 @@ describe('messages', () => {
 });
 
 describe('accounts', () => {
-  it('finds an account by name with its id and creation time, and nothing for an unknown name', () => {
-    const account = store.createAccount('acme');
+  it('finds an account by name with its id and creation time, and nothing for an unknown name', async () => {
+    const account = await store.keys.createAccount('acme');
     const { id, createdAt } = account;
-    expect(store.findAccount('acme')).toStrictEqual({ id, name: 'acme', createdAt });
-    expect(store.findAccount('globex')).toBeUndefined();
+    expect(await store.keys.findAccount('acme')).toStrictEqual({ id, name: 'acme', createdAt });
+    expect(await store.keys.findAccount('globex')).toBeUndefined();
   });
 });
 
@@ -194,8 +193,8 @@ describe('group commit', () => {
   });
 
   it('settles concurrent writes only once they are committed, visible to another connection', async () => {
-    const account = store.createAccount('acme');
-    const writes = Array.from({ length: 200 }, (_, i) => store.enqueueMessage(message(account.id, `msg_${i}`)));
+    const account = await store.keys.createAccount('acme');
+    const writes = Array.from({ length: 200 }, (_, i) => store.messages.enqueueMessage(message(account.id, `msg_${i}`)));
     const reader = new Database(dbPath, { readonly: true });
     // Not one of them is on disk before the batch commits.
     expect(reader.prepare('SELECT count(*) FROM messages').pluck().get()).toBe(0);
@@ -205,19 +204,19 @@ describe('group commit', () => {
   });
 
   it('rolls back a failing write alone; the rest of its batch commits', async () => {
-    const account = store.createAccount('acme');
+    const account = await store.keys.createAccount('acme');
     const [first, duplicate, third] = await Promise.allSettled([
-      store.enqueueMessage(message(account.id, 'msg_same')),
-      store.enqueueMessage(message(account.id, 'msg_same')),
-      store.enqueueMessage(message(account.id, 'msg_other')),
+      store.messages.enqueueMessage(message(account.id, 'msg_same')),
+      store.messages.enqueueMessage(message(account.id, 'msg_same')),
+      store.messages.enqueueMessage(message(account.id, 'msg_other')),
     ]);
     expect([first.status, duplicate.status, third.status]).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect(store.listMessages().map(({ id }) => id)).toEqual(['msg_same', 'msg_other']);
+    expect((await store.messages.listMessages()).map(({ id }) => id)).toEqual(['msg_same', 'msg_other']);
   });
 
   it('orders the writes of one batch as they were made: the second cancel of an order is missing', async () => {
-    const order = store.addOrder({ petId: 1, quantity: 1 });
-    const outcomes = await Promise.all([store.cancelOrder(order.id), store.cancelOrder(order.id)]);
+    const order = await store.orders.addOrder({ petId: 1, quantity: 1 });
+    const outcomes = await Promise.all([store.orders.cancelOrder(order.id), store.orders.cancelOrder(order.id)]);
     expect(outcomes).toEqual(['cancelled', 'missing']);
   });
 });

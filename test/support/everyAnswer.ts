@@ -8,6 +8,7 @@ import { expect } from 'vitest';
 import type { OperationId } from '../../src/contract/types.js';
 import { handlers as defaultHandlers } from '../../src/operations/index.js';
 import type { Handlers } from '../../src/operations/handler.js';
+import { StoreUnavailableError } from '../../src/store/store.js';
 import { contractViolations } from './contract.js';
 import { document, type Json } from './document.js';
 import type { TestServer } from './server.js';
@@ -42,9 +43,9 @@ export function controllableHandlers(control: HandlerControl): Handlers {
   return wrapped as unknown as Handlers;
 }
 
-/** An error with a SQLite code, as better-sqlite3 raises it. */
-export function sqliteError(code: string): Error {
-  return Object.assign(new Error(`${code}: injected by the test`), { code });
+/** The store's own failure, as a backend raises it for a busy database or a full disk. */
+export function storeUnavailable(reason: 'busy' | 'storage'): Error {
+  return new StoreUnavailableError(reason, 'injected by the test', reason === 'busy' ? 1 : 5);
 }
 
 interface Sent {
@@ -128,12 +129,16 @@ export interface AnswerCase {
  * `control` is the one given to `controllableHandlers` on that server. The 503 of a held write lock and
  * the 409 of an Idempotency-Key in flight need the lock held: see `answersUnderWriteLock`.
  */
-export function everyAnswerCases(server: TestServer, key: string, control: HandlerControl): AnswerCase[] {
+export async function everyAnswerCases(
+  server: TestServer,
+  key: string,
+  control: HandlerControl,
+): Promise<AnswerCase[]> {
   const auth = { Authorization: `Bearer ${key}` };
   const json = { ...auth, 'Content-Type': 'application/json' };
   const wrongKey = { Authorization: `Bearer ${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}` };
-  const shipped = server.store.addOrder({ petId: 1, quantity: 1, status: 'shipped' }).id;
-  const pet = server.store.addPet('Rex').id;
+  const shipped = (await server.store.orders.addOrder({ petId: 1, quantity: 1, status: 'shipped' })).id;
+  const pet = (await server.store.pets.addPet('Rex')).id;
   let sequence = 0;
 
   const cases: AnswerCase[] = [];
@@ -190,8 +195,8 @@ export function everyAnswerCases(server: TestServer, key: string, control: Handl
     headers: auth,
   });
   // cancelOrder
-  add('cancelOrder 204', 'cancelOrder', 204, undefined, true, (client, label) => {
-    const { id } = server.store.addOrder({ petId: 2, quantity: 1 });
+  add('cancelOrder 204', 'cancelOrder', 204, undefined, true, async (client, label) => {
+    const { id } = await server.store.orders.addOrder({ petId: 2, quantity: 1 });
     const path = `/v1/store/orders/${id}`;
     return client.send(label, 'cancelOrder', true, { method: 'DELETE', path, headers: auth });
   });
@@ -263,8 +268,8 @@ export function everyAnswerCases(server: TestServer, key: string, control: Handl
         }
       });
     failing(`${operationId} 500`, 500, 'internal_error', new Error('an unexpected failure in the handler'));
-    failing(`${operationId} 503 busy`, 503, 'service_unavailable', sqliteError('SQLITE_BUSY'));
-    failing(`${operationId} 503 disk`, 503, 'storage_unavailable', sqliteError('SQLITE_FULL'));
+    failing(`${operationId} 503 busy`, 503, 'service_unavailable', storeUnavailable('busy'));
+    failing(`${operationId} 503 disk`, 503, 'storage_unavailable', storeUnavailable('storage'));
     // A transfer coding the server does not decode, refused before the request is looked at further.
     simple(`${operationId} 501`, operationId, 501, 'not_implemented', false, {
       ...of(auth),

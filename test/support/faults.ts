@@ -19,9 +19,9 @@ export async function prepareDatabase(dbPath: string, orders = 0): Promise<{ key
   if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
   if (orders > 0) {
     const store = openSqliteStore(dbPath, { synchronous: 'FULL' });
-    store.importOrders(Array.from({ length: orders }, (_, i) => ({ petId: i + 1, quantity: 1 })));
-    store.addPet('Rex');
-    store.close();
+    await store.orders.importOrders(Array.from({ length: orders }, (_, i) => ({ petId: i + 1, quantity: 1 })));
+    await store.pets.addPet('Rex');
+    await store.close();
   }
   return { key: created.stdout.trim().split('\n').at(-1) as string };
 }

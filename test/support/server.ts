@@ -10,12 +10,13 @@ import type { RateLimits } from '../../src/config.js';
 import { loadContract } from '../../src/contract/document.js';
 import { displayPrefix, generateKey, keyDigest } from '../../src/keys.js';
 import { SERVER_BUSY_TIMEOUT_MS } from '../../src/store/sqlite/open.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
+import { openStore } from '../../src/store/open.js';
+import type { AdminStore } from '../../src/store/store.js';
 
 export interface TestServer {
   baseUrl: string;
   dbPath: string;
-  store: SqliteStore;
+  store: AdminStore;
   app: FastifyInstance;
   /** Every log line the server wrote, as text. */
   logs: string[];
@@ -51,7 +52,7 @@ export async function startServer({
 }: StartOptions = {}): Promise<TestServer> {
   const folder = mkdtempSync(join(tmpdir(), 'store-orders-test-'));
   const dbPath = existingDbPath ?? join(folder, 'store.db');
-  const store = openSqliteStore(dbPath, {
+  const store = await openStore({ kind: 'sqlite', path: dbPath }, {
     synchronous: 'FULL',
     ...(streamOrdersAbove !== undefined && { streamOrdersAbove }),
     ...(writeWaitMs !== undefined && { writeWaitMs }),
@@ -76,22 +77,22 @@ export async function startServer({
     logs,
     async close() {
       await app.close();
-      store.close();
+      await store.close();
       rmSync(folder, { recursive: true, force: true });
     },
   };
 }
 
 /** A new key for a new (or existing) account, made the way the CLI makes it. */
-export function createKey(store: SqliteStore, accountName = 'acme'): { key: string; keyId: number } {
+export async function createKey(store: AdminStore, accountName = 'acme'): Promise<{ key: string; keyId: number }> {
   const key = generateKey();
-  return { key, keyId: addKey(store, key, accountName) };
+  return { key, keyId: await addKey(store, key, accountName) };
 }
 
 /** Stores a given key, as the CLI would store it, so that one key can work on several servers. */
-export function addKey(store: SqliteStore, key: string, accountName = 'acme'): number {
-  const account = store.findAccount(accountName) ?? store.createAccount(accountName);
-  return store.createKey(account.id, keyDigest(key), displayPrefix(key)).id;
+export async function addKey(store: AdminStore, key: string, accountName = 'acme'): Promise<number> {
+  const account = (await store.keys.findAccount(accountName)) ?? (await store.keys.createAccount(accountName));
+  return (await store.keys.createKey(account.id, keyDigest(key), displayPrefix(key))).id;
 }
 
 export interface ServerFixture {
@@ -105,7 +106,7 @@ export function useServer(): ServerFixture {
   const fixture = {} as ServerFixture;
   beforeEach(async () => {
     fixture.server = await startServer();
-    ({ key: fixture.key, keyId: fixture.keyId } = createKey(fixture.server.store));
+    ({ key: fixture.key, keyId: fixture.keyId } = await createKey(fixture.server.store));
   });
   afterEach(() => fixture.server.close());
   return fixture;

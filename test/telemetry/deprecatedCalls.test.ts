@@ -11,15 +11,15 @@ let dbPath: string;
 let store: SqliteStore;
 let acme: number;
 let globex: number;
-beforeEach(() => {
+beforeEach(async () => {
   folder = mkdtempSync(join(tmpdir(), 'store-orders-deprecated-'));
   dbPath = join(folder, 'store.db');
   store = openSqliteStore(dbPath, { synchronous: 'FULL' });
-  acme = store.createAccount('acme').id;
-  globex = store.createAccount('globex').id;
+  acme = (await store.keys.createAccount('acme')).id;
+  globex = (await store.keys.createAccount('globex')).id;
 });
-afterEach(() => {
-  store.close();
+afterEach(async () => {
+  await store.close();
   rmSync(folder, { recursive: true, force: true });
 });
 
@@ -36,17 +36,17 @@ function rowsOnDisk(): number {
 }
 
 describe('DeprecatedCallLog', () => {
-  it('keeps calls in memory until a flush, then writes one row per operation and account', () => {
-    const log = new DeprecatedCallLog(store);
+  it('keeps calls in memory until a flush, then writes one row per operation and account', async () => {
+    const log = new DeprecatedCallLog(store.telemetry);
     log.record('getPetById', acme, at('10:00:02'));
     log.record('getPetById', acme, at('10:00:01'));
     log.record('getPetById', acme, at('10:00:03'));
     log.record('getPetById', globex, at('10:00:04'));
-    expect(store.listDeprecatedCalls()).toEqual([]);
+    expect(await store.telemetry.listDeprecatedCalls()).toEqual([]);
     expect(rowsOnDisk()).toBe(0);
 
-    log.flush();
-    expect(store.listDeprecatedCalls()).toEqual([
+    await log.flush();
+    expect(await store.telemetry.listDeprecatedCalls()).toEqual([
       {
         operationId: 'getPetById',
         account: 'globex',
@@ -64,19 +64,19 @@ describe('DeprecatedCallLog', () => {
     ]);
   });
 
-  it('adds each flush to what is stored: the first call stays, the last moves, the counts add up', () => {
-    const log = new DeprecatedCallLog(store);
+  it('adds each flush to what is stored: the first call stays, the last moves, the counts add up', async () => {
+    const log = new DeprecatedCallLog(store.telemetry);
     log.record('getPetById', acme, at('10:00:00'));
-    log.flush();
+    await log.flush();
     log.record('getPetById', acme, at('11:00:00'));
     log.record('getPetById', acme, at('12:00:00'));
-    log.flush();
-    log.flush();
+    await log.flush();
+    await log.flush();
     // A second server process writing to the same file adds to the same row.
-    const other = new DeprecatedCallLog(store);
+    const other = new DeprecatedCallLog(store.telemetry);
     other.record('getPetById', acme, at('09:00:00'));
-    other.flush();
-    expect(store.listDeprecatedCalls()).toEqual([
+    await other.flush();
+    expect(await store.telemetry.listDeprecatedCalls()).toEqual([
       {
         operationId: 'getPetById',
         account: 'acme',
@@ -87,32 +87,32 @@ describe('DeprecatedCallLog', () => {
     ]);
   });
 
-  it('keeps the counts for the next flush when a write fails, and loses none', () => {
-    const log = new DeprecatedCallLog(store);
+  it('keeps the counts for the next flush when a write fails, and loses none', async () => {
+    const log = new DeprecatedCallLog(store.telemetry);
     log.record('getPetById', acme, at('10:00:00'));
     // A real failure of the real database: another connection makes every insert into the table abort.
     const admin = new Database(dbPath);
     admin.exec(
       `CREATE TRIGGER refuse BEFORE INSERT ON deprecated_calls BEGIN SELECT RAISE(ABORT, 'refused'); END`,
     );
-    expect(() => log.flush()).toThrow(/refused/);
+    await expect(log.flush()).rejects.toThrow(/refused/);
     log.record('getPetById', acme, at('10:00:05'));
     admin.exec('DROP TRIGGER refuse');
     admin.close();
 
-    log.flush();
-    expect(store.listDeprecatedCalls()).toMatchObject([
+    await log.flush();
+    expect(await store.telemetry.listDeprecatedCalls()).toMatchObject([
       { firstCallAt: '2026-11-23T10:00:00.000Z', lastCallAt: '2026-11-23T10:00:05.000Z', count: 2 },
     ]);
   });
 
-  it('writes what is left when closed', () => {
-    const log = new DeprecatedCallLog(store);
+  it('writes what is left when closed', async () => {
+    const log = new DeprecatedCallLog(store.telemetry);
     log.start(3_600_000, (error) => {
       throw error;
     });
     log.record('getPetById', globex, at('10:00:00'));
-    log.close();
-    expect(store.listDeprecatedCalls()).toMatchObject([{ account: 'globex', count: 1 }]);
+    await log.close();
+    expect(await store.telemetry.listDeprecatedCalls()).toMatchObject([{ account: 'globex', count: 1 }]);
   });
 });

@@ -67,7 +67,7 @@ describe('GET /metrics', () => {
   });
 
   it('times the store calls by method name, writes until their commit', async () => {
-    const order = t.server.store.addOrder({ petId: 1, quantity: 1 });
+    const order = await t.server.store.orders.addOrder({ petId: 1, quantity: 1 });
     await api().GET('/store/orders');
     await api().DELETE('/store/orders/{orderId}', { params: { path: { orderId: order.id } } });
     await api().POST('/messages', { body: { message: 'hello' } });
@@ -89,28 +89,28 @@ describe('GET /metrics', () => {
 
   it('reports the orders by state and the queue depth as the store holds them at scrape time', async () => {
     const [first, second] = [
-      t.server.store.addOrder({ petId: 1, quantity: 1 }),
-      t.server.store.addOrder({ petId: 2, quantity: 1 }),
+      await t.server.store.orders.addOrder({ petId: 1, quantity: 1 }),
+      await t.server.store.orders.addOrder({ petId: 2, quantity: 1 }),
     ];
-    t.server.store.importOrders([{ petId: 3 }, { petId: 4, status: 'shipped' }, { petId: 5 }]);
-    t.server.store.shipOrder(second.id);
+    await t.server.store.orders.importOrders([{ petId: 3 }, { petId: 4, status: 'shipped' }, { petId: 5 }]);
+    await t.server.store.orders.shipOrder(second.id);
     await api().DELETE('/store/orders/{orderId}', { params: { path: { orderId: first.id } } });
     for (const message of ['one', 'two', 'three']) await api().POST('/messages', { body: { message } });
 
     let families = await scrape(metricsUrl());
-    const stored = t.server.store.listAllOrders();
+    const stored = await t.server.store.orders.listAllOrders();
     for (const state of ORDER_STATUSES) {
       const expected = stored.filter((order) => order.status === state).length;
       expect(valueOf(families, 'store_orders_orders', { state }), state).toBe(expected);
     }
     expect(valueOf(families, 'store_orders_orders', { state: 'pending' })).toBe(2);
     expect(valueOf(families, 'store_orders_message_queue_depth')).toBe(
-      t.server.store.listMessages().filter((message) => message.status === 'queued').length,
+      (await t.server.store.messages.listMessages()).filter((message) => message.status === 'queued').length,
     );
     expect(valueOf(families, 'store_orders_message_queue_depth')).toBe(3);
 
     await api().POST('/messages', { body: { message: 'four' } });
-    t.server.store.addOrder({ petId: 6 });
+    await t.server.store.orders.addOrder({ petId: 6 });
     families = await scrape(metricsUrl());
     expect(valueOf(families, 'store_orders_message_queue_depth')).toBe(4);
     expect(valueOf(families, 'store_orders_orders', { state: 'pending' })).toBe(3);
@@ -121,7 +121,7 @@ describe('GET /metrics', () => {
     expect(before.get('store_orders_deprecated_calls_total')?.samples).toEqual([
       { name: 'store_orders_deprecated_calls_total', labels: { operation: 'getPetById' }, value: 0 },
     ]);
-    const pet = t.server.store.addPet('Rex');
+    const pet = await t.server.store.pets.addPet('Rex');
     await api().GET('/pets/{petId}', { params: { path: { petId: pet.id } } });
     await api().GET('/pets/{petId}', { params: { path: { petId: 999 } } });
     await apiClient(t.server.baseUrl).GET('/pets/{petId}', { params: { path: { petId: pet.id } } });
@@ -131,7 +131,7 @@ describe('GET /metrics', () => {
   });
 
   it('puts no key, order id, pet id or path in any label; its own labels take bounded values', async () => {
-    const order = t.server.store.addOrder({ petId: 424242, quantity: 1 });
+    const order = await t.server.store.orders.addOrder({ petId: 424242, quantity: 1 });
     await api().DELETE('/store/orders/{orderId}', { params: { path: { orderId: order.id } } });
     await api().DELETE('/store/orders/{orderId}', { params: { path: { orderId: 987654321 } } });
     await api().GET('/pets/{petId}', { params: { path: { petId: 55555 } } });

@@ -1,6 +1,6 @@
-// The order list as JSON text built by SQLite, read on connections of its own: better-sqlite3 allows no
-// other statement on a connection while an iterator is open, and a snapshot stays consistent for the
-// whole stream. Rows are read only as fast as the client takes them (backpressure).
+// The order list, each order's JSON text built by SQLite, read on connections of its own: better-sqlite3
+// allows no other statement on a connection while an iterator is open, and a snapshot stays consistent for
+// the whole stream. Rows are read only as fast as the client takes them (backpressure).
 //
 // The connections are kept open and reused, at most `capacity` of them. SQLite cannot really close a
 // connection while another one of the same process holds a lock on the file (POSIX locks belong to the
@@ -41,11 +41,11 @@ export class OrderListReaders {
     readonly capacity: number,
   ) {}
 
-  /** The whole list as JSON text, or `undefined` while `capacity` lists are already being read. */
+  /** Each order's JSON text, in batches; `undefined` while `capacity` lists are already being read. */
   stream(): Readable | undefined {
     const reader = this.#take();
     if (!reader) return undefined;
-    return chunkedArray(reader.orders.iterate(), () => this.#giveBack(reader));
+    return rowBatches(reader.orders.iterate(), () => this.#giveBack(reader));
   }
 
   /** How many lists are being read now. */
@@ -79,11 +79,11 @@ export class OrderListReaders {
 }
 
 /**
- * `rows` as the chunks of one JSON array. `release` runs once, when the array has been read to its end or
- * the stream is destroyed (the client went away), after the rows' iterator has let go of its snapshot.
+ * `rows` in batches, an object-mode stream of string arrays. `release` runs once, when the rows have been
+ * read to their end or the stream is destroyed (the client went away), after the rows' iterator has let go
+ * of its snapshot.
  */
-function chunkedArray(rows: IterableIterator<string>, release: () => void): Readable {
-  let first = true;
+function rowBatches(rows: IterableIterator<string>, release: () => void): Readable {
   let released = false;
   const finish = () => {
     if (released) return;
@@ -92,14 +92,16 @@ function chunkedArray(rows: IterableIterator<string>, release: () => void): Read
     release();
   };
   const stream: Readable = new Readable({
+    objectMode: true,
+    // One batch ahead of the reader, not the sixteen objects a stream buffers by default.
+    highWaterMark: 1,
     read() {
-      // Each chunk in a turn of its own: a fast client would otherwise drain the whole list in one turn,
+      // Each batch in a turn of its own: a fast client would otherwise drain the whole list in one turn,
       // and no other request would be served until it ended.
       setImmediate(() => {
         try {
-          pushNextChunk();
+          pushNextBatch();
         } catch (error) {
-          // The status line is long gone: all that is left is to end the response early.
           stream.destroy(error as Error);
         }
       });
@@ -110,22 +112,20 @@ function chunkedArray(rows: IterableIterator<string>, release: () => void): Read
     },
   });
 
-  function pushNextChunk(): void {
+  function pushNextBatch(): void {
     if (stream.destroyed) return;
-    const chunk: string[] = [];
-    while (chunk.length < ROWS_PER_CHUNK) {
+    const batch: string[] = [];
+    while (batch.length < ROWS_PER_CHUNK) {
       const next = rows.next();
       if (next.done) {
-        const separator = first ? '[' : chunk.length > 0 ? ',' : '';
         finish();
-        stream.push(`${separator}${chunk.join(',')}]`);
+        if (batch.length > 0) stream.push(batch);
         stream.push(null);
         return;
       }
-      chunk.push(next.value);
+      batch.push(next.value);
     }
-    stream.push(`${first ? '[' : ','}${chunk.join(',')}`);
-    first = false;
+    stream.push(batch);
   }
   return stream;
 }

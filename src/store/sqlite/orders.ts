@@ -1,7 +1,14 @@
 // Orders: the API's list and cancellation, and the operator's additions, shipping and listings.
 import { randomUUID } from 'node:crypto';
-import type { StreamedArray } from '../../contract/streamedArray.js';
-import type { CancelOutcome, NewOrder, Order, OrderStatus, ShipOutcome, StoredOrder } from '../store.js';
+import type {
+  CancelOutcome,
+  NewOrder,
+  Order,
+  OrderList,
+  OrderStatus,
+  ShipOutcome,
+  StoredOrder,
+} from '../store.js';
 import type { Connection } from './connection.js';
 import { OrderListReaders } from './orderStream.js';
 
@@ -33,7 +40,7 @@ export class Orders {
   readonly #listReaders: OrderListReaders;
   /** Tells this process's list versions from those of an earlier run, whose counters started alike. */
   readonly #bootId = randomUUID().replaceAll('-', '').slice(0, 16);
-  #list: { stamp: string; orders: readonly Order[] | StreamedArray } | undefined;
+  #list: { stamp: string; list: OrderList } | undefined;
 
   constructor(connection: Connection, { streamOrdersAbove, maxStreamedLists }: OrderListOptions) {
     const { db } = connection;
@@ -66,21 +73,23 @@ export class Orders {
   }
 
   /**
-   * The same frozen array until the orders may have changed, so callers can cache what they derive. A list
+   * The version is this run's id and the connection's change stamp: it moves with every commit, this
+   * process's or another's, and an earlier run's stamps (which started alike) carry another run id. A list
    * longer than `streamOrdersAbove` is never held in memory: it is streamed from a snapshot instead.
    */
-  list(): readonly Order[] | StreamedArray {
+  list(): OrderList {
     const stamp = this.#connection.changeStamp();
     if (this.#list?.stamp !== stamp) {
       const count = this.#statements.countUpTo.get(this.#streamOrdersAbove + 1) as number;
       const readers = this.#listReaders;
-      const orders: readonly Order[] | StreamedArray =
+      const version = `${this.#bootId}-${stamp}`;
+      const list: OrderList =
         count > this.#streamOrdersAbove
-          ? { streamed: true, version: `${this.#bootId}-${stamp}`, open: () => readers.stream() }
-          : Object.freeze(this.#statements.list.all().map(toOrder));
-      this.#list = { stamp, orders };
+          ? { version, rows: () => readers.stream() }
+          : { version, orders: Object.freeze(this.#statements.list.all().map(toOrder)) };
+      this.#list = { stamp, list };
     }
-    return this.#list.orders;
+    return this.#list.list;
   }
 
   cancel(orderId: number): Promise<CancelOutcome> {
@@ -104,7 +113,7 @@ export class Orders {
     return this.find(Number(id)) as StoredOrder;
   }
 
-  addAll(orders: NewOrder[]): number {
+  addAll(orders: readonly NewOrder[]): number {
     return this.#connection.immediate(() => {
       for (const order of orders) this.#insert(order);
       return orders.length;

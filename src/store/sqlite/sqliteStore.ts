@@ -1,33 +1,25 @@
-// The better-sqlite3 Store: one connection shared by a module per aggregate. Every statement is prepared
-// once; every write transaction is IMMEDIATE.
+// The better-sqlite3 store: one connection shared by a module per aggregate. Every statement is prepared
+// once; every write transaction is IMMEDIATE. The modules are synchronous; the seam (store.ts) is async,
+// and every call's SQLite failures leave it as the store's own (errors.ts).
 import type Database from 'better-sqlite3';
-import type { StreamedArray } from '../../contract/streamedArray.js';
 import type {
-  Account,
-  ActiveKey,
   AdminStore,
-  BackupOutcome,
-  CancelOutcome,
-  DeprecatedCallListing,
-  DeprecatedCalls,
-  IdempotencyKey,
-  IdempotentOutcome,
-  KeyListing,
-  Message,
-  NewMessage,
-  NewOrder,
-  Order,
-  OrderStatus,
-  Pet,
-  RevokeOutcome,
-  ShipOutcome,
-  StoredMessage,
-  StoredOrder,
+  KeyAdmin,
+  KeyStore,
+  MessageAdmin,
+  MessageStore,
+  OrderAdmin,
+  OrderStore,
+  PetAdmin,
+  PetStore,
+  TelemetryAdmin,
+  TelemetryStore,
 } from '../store.js';
 import { Accounts } from './accounts.js';
 import { backupInto } from './backup.js';
 import { Connection } from './connection.js';
 import { DeprecatedCallLog } from './deprecatedCalls.js';
+import { guarded } from './errors.js';
 import { Messages } from './messages.js';
 import { isWritable, type OpenOptions, openDatabase } from './open.js';
 import { type OrderListOptions, Orders } from './orders.js';
@@ -49,140 +41,87 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Sqli
 }
 
 export class SqliteStore implements AdminStore {
+  readonly backend = 'sqlite';
+  readonly orders: OrderStore & OrderAdmin;
+  readonly pets: PetStore & PetAdmin;
+  readonly messages: MessageStore & MessageAdmin;
+  readonly keys: KeyStore & KeyAdmin;
+  readonly telemetry: TelemetryStore & TelemetryAdmin;
   readonly #db: Database.Database;
   readonly #ping;
   readonly #orders: Orders;
-  readonly #messages: Messages;
-  readonly #accounts: Accounts;
-  readonly #pets: Pets;
-  readonly #deprecatedCalls: DeprecatedCallLog;
 
   constructor(
     db: Database.Database,
     { now, writeWaitMs, ...lists }: { now: () => Date; writeWaitMs: number } & OrderListOptions,
   ) {
     const connection = new Connection(db, now, writeWaitMs);
+    const orders = new Orders(connection, lists);
+    const messages = new Messages(connection);
+    const accounts = new Accounts(connection);
+    const pets = new Pets(connection);
+    const deprecatedCalls = new DeprecatedCallLog(db);
     this.#db = db;
     this.#ping = db.prepare<[], { ok: number }>(`SELECT 1 AS ok`);
-    this.#orders = new Orders(connection, lists);
-    this.#messages = new Messages(connection);
-    this.#accounts = new Accounts(connection);
-    this.#pets = new Pets(connection);
-    this.#deprecatedCalls = new DeprecatedCallLog(db);
+    this.#orders = orders;
+    this.orders = {
+      listOrders: () => guarded(() => orders.list()),
+      cancelOrder: (orderId) => guarded(() => orders.cancel(orderId)),
+      addOrder: (order) => guarded(() => orders.add(order)),
+      importOrders: (all) => guarded(() => orders.addAll(all)),
+      shipOrder: (orderId) => guarded(() => orders.ship(orderId)),
+      findOrder: (orderId) => guarded(() => orders.find(orderId)),
+      listAllOrders: () => guarded(() => orders.listAll()),
+    };
+    this.pets = {
+      findPet: (petId) => guarded(() => pets.find(petId)),
+      addPet: (name) => guarded(() => pets.add(name)),
+    };
+    this.messages = {
+      enqueueMessage: (message) => guarded(() => messages.enqueue(message)),
+      enqueueMessageOnce: (message, idempotency) => guarded(() => messages.enqueueOnce(message, idempotency)),
+      listMessages: () => guarded(() => messages.list()),
+    };
+    this.keys = {
+      findActiveKey: (digest) => guarded(() => accounts.findActiveKey(digest)),
+      createAccount: (name) => guarded(() => accounts.create(name)),
+      findAccount: (name) => guarded(() => accounts.find(name)),
+      createKey: (accountId, digest, prefix) => guarded(() => accounts.createKey(accountId, digest, prefix)),
+      listKeys: () => guarded(() => accounts.listKeys()),
+      revokeKeyById: (keyId) => guarded(() => accounts.revokeKeyById(keyId)),
+      revokeKeyByDigest: (digest) => guarded(() => accounts.revokeKeyByDigest(digest)),
+    };
+    this.telemetry = {
+      countOrdersByStatus: () => guarded(() => orders.countByStatus()),
+      countQueuedMessages: () => guarded(() => messages.countQueued()),
+      recordDeprecatedCalls: (calls) => guarded(() => deprecatedCalls.record(calls)),
+      listDeprecatedCalls: () => guarded(() => deprecatedCalls.list()),
+    };
   }
 
-  listOrders(): readonly Order[] | StreamedArray {
-    return this.#orders.list();
+  isReady(): Promise<boolean> {
+    return guarded(() => this.#ping.get()?.ok === 1);
   }
 
-  cancelOrder(orderId: number): Promise<CancelOutcome> {
-    return this.#orders.cancel(orderId);
-  }
-
-  enqueueMessage(message: NewMessage): Promise<Message> {
-    return this.#messages.enqueue(message);
-  }
-
-  enqueueMessageOnce(message: NewMessage, idempotency: IdempotencyKey): Promise<IdempotentOutcome> {
-    return this.#messages.enqueueOnce(message, idempotency);
-  }
-
-  findPet(petId: number): Pet | undefined {
-    return this.#pets.find(petId);
-  }
-
-  findActiveKey(digest: Buffer): ActiveKey | undefined {
-    return this.#accounts.findActiveKey(digest);
-  }
-
-  isReady(): boolean {
-    return this.#ping.get()?.ok === 1;
-  }
-
-  countOrdersByStatus(): Record<OrderStatus, number> {
-    return this.#orders.countByStatus();
-  }
-
-  countQueuedMessages(): number {
-    return this.#messages.countQueued();
-  }
-
-  recordDeprecatedCalls(calls: readonly DeprecatedCalls[]): void {
-    this.#deprecatedCalls.record(calls);
-  }
-
-  close(): void {
+  close(): Promise<void> {
     this.#orders.close();
     this.#db.close();
+    return Promise.resolve();
   }
 
   /** The durability settings as SQLite reads them back, for the start-up log line. */
-  settings(): { journalMode: string; synchronous: string; writable: boolean } {
+  describe(): { backend: 'sqlite'; file: string; journalMode: string; synchronous: string; writable: boolean } {
     const level = this.#db.pragma('synchronous', { simple: true }) as number;
     return {
+      backend: 'sqlite',
+      file: this.#db.name,
       journalMode: this.#db.pragma('journal_mode', { simple: true }) as string,
       synchronous: ['OFF', 'NORMAL', 'FULL', 'EXTRA'][level] ?? String(level),
       writable: isWritable(this.#db.name),
     };
   }
 
-  createAccount(name: string): Account {
-    return this.#accounts.create(name);
-  }
-
-  findAccount(name: string): Account | undefined {
-    return this.#accounts.find(name);
-  }
-
-  createKey(accountId: number, digest: Buffer, displayPrefix: string): KeyListing {
-    return this.#accounts.createKey(accountId, digest, displayPrefix);
-  }
-
-  listKeys(): KeyListing[] {
-    return this.#accounts.listKeys();
-  }
-
-  revokeKeyById(keyId: number): RevokeOutcome {
-    return this.#accounts.revokeKeyById(keyId);
-  }
-
-  revokeKeyByDigest(digest: Buffer): RevokeOutcome {
-    return this.#accounts.revokeKeyByDigest(digest);
-  }
-
-  addOrder(order: NewOrder): StoredOrder {
-    return this.#orders.add(order);
-  }
-
-  importOrders(orders: NewOrder[]): number {
-    return this.#orders.addAll(orders);
-  }
-
-  shipOrder(orderId: number): ShipOutcome {
-    return this.#orders.ship(orderId);
-  }
-
-  findOrder(orderId: number): StoredOrder | undefined {
-    return this.#orders.find(orderId);
-  }
-
-  listAllOrders(): StoredOrder[] {
-    return this.#orders.listAll();
-  }
-
-  addPet(name: string): Pet {
-    return this.#pets.add(name);
-  }
-
-  listMessages(): StoredMessage[] {
-    return this.#messages.list();
-  }
-
-  listDeprecatedCalls(): DeprecatedCallListing[] {
-    return this.#deprecatedCalls.list();
-  }
-
-  backup(file: string): Promise<BackupOutcome> {
+  backup(file: string) {
     return backupInto(this.#db, file);
   }
 }
