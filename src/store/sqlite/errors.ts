@@ -18,10 +18,15 @@ export function storeErrorFor(error: unknown): unknown {
 }
 
 /** `work`, run now, with its failures (thrown or rejected) as the store's own. */
-export async function guarded<T>(work: () => T | Promise<T>): Promise<T> {
+export function guarded<T>(work: () => T | Promise<T>): Promise<T> {
   try {
-    return await work();
+    const result = work();
+    // Most calls are synchronous: they settle without a detour through an async function.
+    if (!(result instanceof Promise)) return Promise.resolve(result);
+    return result.catch((error: unknown) => {
+      throw storeErrorFor(error);
+    });
   } catch (error) {
-    throw storeErrorFor(error);
+    return Promise.reject(storeErrorFor(error));
   }
 }
