@@ -27,6 +27,9 @@ export function guarded<T>(work: () => T | Promise<T>): Promise<T> {
       throw storeErrorFor(error);
     });
   } catch (error) {
-    return Promise.reject(storeErrorFor(error));
+    const failure = storeErrorFor(error);
+    return Promise.resolve().then(() => {
+      throw failure;
+    });
   }
 }
