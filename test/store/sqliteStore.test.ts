@@ -64,6 +64,36 @@ describe('opening the database', () => {
 });
 
 describe('orders', () => {
+  it("gives the list's version from the file itself: every process on it reads the same, a restart repeats none", async () => {
+    await store.orders.addOrder({ petId: 1, quantity: 1 });
+    const other = openSqliteStore(dbPath, { synchronous: 'FULL' });
+    const seen: string[] = [];
+    try {
+      const first = (await store.orders.listOrders()).version;
+      seen.push(first);
+      expect((await other.orders.listOrders()).version).toBe(first);
+      // A message is no change to the list; an order added by the other process is.
+      const account = await store.keys.createAccount('acme');
+      const createdAt = '2026-01-01T00:00:00.000Z';
+      await store.messages.enqueueMessage({ id: 'msg_1', accountId: account.id, message: 'hi', createdAt });
+      expect((await store.orders.listOrders()).version).toBe(first);
+      await other.orders.addOrder({ petId: 2, quantity: 1 });
+      // Another connection's commit is seen from the next turn of the event loop (connection.ts).
+      await new Promise((resolve) => setImmediate(resolve));
+      const second = (await store.orders.listOrders()).version;
+      expect(second).not.toBe(first);
+      expect((await other.orders.listOrders()).version).toBe(second);
+      seen.push(second);
+    } finally {
+      await other.close();
+    }
+    await store.close();
+    store = openSqliteStore(dbPath, { synchronous: 'FULL' });
+    expect((await store.orders.listOrders()).version).toBe(seen.at(-1));
+    await store.orders.addOrder({ petId: 3, quantity: 1 });
+    expect(seen).not.toContain((await store.orders.listOrders()).version);
+  });
+
   it('lists orders that are not cancelled, by id, leaving out absent fields', async () => {
     const a = await store.orders.addOrder({ petId: 1, quantity: 2, shipDate: '2026-01-01T00:00:00.000Z', complete: true });
     const b = await store.orders.addOrder({ petId: 2, quantity: 1 });

@@ -70,4 +70,24 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX orders_by_status ON orders (status);
   CREATE INDEX queued_messages ON messages (status) WHERE status = 'queued';
   `,
+  // 4: the order list's version, kept by the database itself so that every process sharing the file
+  // reads the same one, and a restart never repeats one. Triggers count every change to an order, whoever
+  // makes it; the random id tells this database's versions from any other's.
+  `
+  CREATE TABLE order_list_version (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    database_id TEXT NOT NULL,
+    changes INTEGER NOT NULL
+  );
+  INSERT INTO order_list_version (id, database_id, changes) VALUES (1, lower(hex(randomblob(8))), 0);
+  CREATE TRIGGER order_added AFTER INSERT ON orders BEGIN
+    UPDATE order_list_version SET changes = changes + 1;
+  END;
+  CREATE TRIGGER order_changed AFTER UPDATE ON orders BEGIN
+    UPDATE order_list_version SET changes = changes + 1;
+  END;
+  CREATE TRIGGER order_removed AFTER DELETE ON orders BEGIN
+    UPDATE order_list_version SET changes = changes + 1;
+  END;
+  `,
 ];

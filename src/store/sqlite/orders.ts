@@ -1,5 +1,4 @@
 // Orders: the API's list and cancellation, and the operator's additions, shipping and listings.
-import { randomUUID } from 'node:crypto';
 import type {
   CancelOutcome,
   NewOrder,
@@ -36,16 +35,14 @@ export interface OrderListOptions {
 export class Orders {
   readonly #connection: Connection;
   readonly #statements;
-  readonly #streamOrdersAbove: number;
   readonly #listReaders: OrderListReaders;
-  /** Tells this process's list versions from those of an earlier run, whose counters started alike. */
-  readonly #bootId = randomUUID().replaceAll('-', '').slice(0, 16);
+  /** The version, and the list if it moved, from one snapshot: the version names exactly these orders. */
+  readonly #readList: (last: OrderList | undefined) => OrderList;
   #list: { stamp: string; list: OrderList } | undefined;
 
   constructor(connection: Connection, { streamOrdersAbove, maxStreamedLists }: OrderListOptions) {
     const { db } = connection;
     this.#connection = connection;
-    this.#streamOrdersAbove = streamOrdersAbove;
     this.#listReaders = new OrderListReaders(db.name, maxStreamedLists);
     this.#statements = {
       list: db.prepare<[], OrderRow>(
@@ -66,29 +63,34 @@ export class Orders {
       countUpTo: db
         .prepare<[number]>(`SELECT count(*) FROM (SELECT 1 FROM orders WHERE status <> 'cancelled' LIMIT ?)`)
         .pluck(),
+      version: db
+        .prepare<[], string>(`SELECT database_id || '-' || changes FROM order_list_version`)
+        .pluck(),
       countByStatus: db.prepare<[], { status: OrderStatus; count: number }>(
         `SELECT status, count(*) AS count FROM orders GROUP BY status`,
       ),
     };
+    const { version, countUpTo, list } = this.#statements;
+    this.#readList = db.transaction((last: OrderList | undefined): OrderList => {
+      const current = version.get() as string;
+      if (last?.version === current) return last;
+      if ((countUpTo.get(streamOrdersAbove + 1) as number) <= streamOrdersAbove) {
+        return { version: current, orders: Object.freeze(list.all().map(toOrder)) };
+      }
+      const readers = this.#listReaders;
+      return { version: current, rows: () => readers.stream() };
+    });
   }
 
   /**
-   * The version is this run's id and the connection's change stamp: it moves with every commit, this
-   * process's or another's, and an earlier run's stamps (which started alike) carry another run id. A list
-   * longer than `streamOrdersAbove` is never held in memory: it is streamed from a snapshot instead.
+   * The version is the database's own count of changes to orders (migration 4), the same for every process
+   * on the file. It is read again only when the connection's change stamp moved, and the list only when the
+   * version did: a message written leaves the list as it was. A list longer than `streamOrdersAbove` is
+   * never held in memory: it is streamed from a snapshot instead.
    */
   list(): OrderList {
     const stamp = this.#connection.changeStamp();
-    if (this.#list?.stamp !== stamp) {
-      const count = this.#statements.countUpTo.get(this.#streamOrdersAbove + 1) as number;
-      const readers = this.#listReaders;
-      const version = `${this.#bootId}-${stamp}`;
-      const list: OrderList =
-        count > this.#streamOrdersAbove
-          ? { version, rows: () => readers.stream() }
-          : { version, orders: Object.freeze(this.#statements.list.all().map(toOrder)) };
-      this.#list = { stamp, list };
-    }
+    if (this.#list?.stamp !== stamp) this.#list = { stamp, list: this.#readList(this.#list?.list) };
     return this.#list.list;
   }
 
