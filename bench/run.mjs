@@ -9,6 +9,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -19,7 +20,7 @@ const SMOKE = process.env.BENCH_SMOKE === '1';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 1 : 5));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (SMOKE ? 1 : 3));
 const START_TIMEOUT_MS = Number(process.env.BENCH_START_TIMEOUT_MS ?? 30_000);
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'list,write,cold,big').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'list,write,cold,big,workers').split(','));
 const CONNECTIONS = SMOKE ? 4 : 50;
 // The smoke run's load is capped (requests per second per run), so that it costs the suite little CPU.
 const SMOKE_RATE = 100;
@@ -32,6 +33,8 @@ const COLD_ROUNDS = SMOKE ? ROUNDS : Math.max(ROUNDS, 5);
 
 const ENTRIES = {
   project: `${root}dist/main.js`,
+  // The project again, run with WORKERS=2 by the workers scenario.
+  workers: `${root}dist/main.js`,
   naive: `${root}bench/servers/naive.mjs`,
   fastifyRoute: `${root}bench/servers/fastifyRoute.mjs`,
   limit: `${root}bench/servers/limit.mjs`,
@@ -176,14 +179,14 @@ async function load(contender, path, key, { headers, ...options } = {}) {
   return result.requests.average;
 }
 
-/** Alternates the contenders' load runs over the rounds, then stops them; returns median req/s each. */
-async function compare(contenders, run) {
+/** Alternates the contenders' load runs over the rounds, then stops them unless `keep`; returns median req/s each. */
+async function compare(contenders, run, { keep = false } = {}) {
   const samples = new Map(contenders.map(({ kind }) => [kind, []]));
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? contenders : [...contenders].reverse();
     for (const contender of order) samples.get(contender.kind).push(await run(contender));
   }
-  contenders.forEach((contender) => contender.stop());
+  if (!keep) contenders.forEach((contender) => contender.stop());
   return Object.fromEntries([...samples].map(([kind, values]) => [kind, median(values)]));
 }
 
@@ -253,6 +256,47 @@ async function writeScenarios() {
     `bare Fastify (NORMAL) ${Math.round(send.naive)}`,
     `${ratio(send.project, send.naive)} (≥ 1.0×)`,
   ]);
+}
+
+/**
+ * The project with 2 worker processes against 1, on this machine's cores, which the load generator (this
+ * process) shares: listOrders(100), cancelOrder and sendMessage. Each pair has its own copies of one database.
+ */
+async function workersScenario() {
+  const pair = async (orderCount) => {
+    const { path, key } = await seeded(orderCount);
+    const contenders = [start('project', path, key), start('workers', path, key, { WORKERS: '2' })];
+    return { key, contenders: await Promise.all(contenders) };
+  };
+  const row = (operation, rps) =>
+    report([
+      `${operation}, 2 workers`,
+      `${Math.round(rps.workers)} req/s`,
+      `1 worker ${Math.round(rps.project)}`,
+      `${ratio(rps.workers, rps.project)} 1 worker (${cores} cores, shared with the load generator)`,
+    ]);
+  const cores = availableParallelism();
+
+  const lists = await pair(100);
+  const list = await compare(lists.contenders, (contender) => load(contender, '/v1/store/orders', lists.key));
+  row('listOrders, 100 orders', list);
+
+  const writes = await pair(SIZES.writes);
+  // The cancel run leaves both contenders up for the send run: each contender cancels its own next orders.
+  const cancel = await compare(
+    writes.contenders,
+    (contender) => load(contender, '', writes.key, { requests: cancelRequests(`${contender.kind} of 2`) }),
+    { keep: true },
+  );
+  row('cancelOrder', cancel);
+  const send = await compare(writes.contenders, (contender) =>
+    load(contender, '/v1/messages', writes.key, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ message: 'Hello from the benchmark' }),
+    }),
+  );
+  row('sendMessage', send);
 }
 
 async function coldStartScenario() {
@@ -346,6 +390,7 @@ async function main() {
   if (ONLY.has('write')) await writeScenarios();
   if (ONLY.has('cold')) await coldStartScenario();
   if (ONLY.has('big')) for (const count of SIZES.big) await bigListScenario(count);
+  if (ONLY.has('workers')) await workersScenario();
 }
 
 await main().catch(failOnError);

@@ -33,6 +33,8 @@ export interface Config {
   maxStreamedLists: number;
   /** How long a graceful stop may take before the process exits anyway. */
   stopTimeoutMs: number;
+  /** How many server processes share the port; 1 is the server alone, with no primary process. */
+  workers: number;
   metrics: MetricsConfig;
   deprecatedCallsFlushMs: number;
   /** The browser origins allowed to call the API (CORS); none when empty. */
@@ -105,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     writeWaitMs: parseCount(env, 'SQLITE_WRITE_WAIT_MS', 5_000),
     maxStreamedLists: parsePositive(env, 'MAX_STREAMED_LISTS', 8),
     stopTimeoutMs: parsePositive(env, 'STOP_TIMEOUT_MS', 10_000),
+    workers: parseWorkers('WORKERS', env.WORKERS),
     metrics: loadMetricsConfig(env),
     deprecatedCallsFlushMs: parseWhole(env, 'DEPRECATED_CALLS_FLUSH_SECONDS', 5, 1, 3600) * 1000,
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
@@ -140,6 +143,14 @@ export function loadPoolSize(env: NodeJS.ProcessEnv = process.env): number {
 
 export function loadSynchronous(env: NodeJS.ProcessEnv = process.env): SynchronousMode {
   return parseChoice('SQLITE_SYNCHRONOUS', env.SQLITE_SYNCHRONOUS?.toUpperCase(), SYNCHRONOUS_MODES, 'FULL');
+}
+
+/** Far above the cores of any one machine, and low enough that a typo cannot fork thousands of processes. */
+export const MAX_WORKERS = 1024;
+
+/** WORKERS, or `serve --workers`: `name` is what the message names. */
+export function parseWorkers(name: string, raw: string | undefined): number {
+  return wholeNumber(name, raw, 1, 1, MAX_WORKERS);
 }
 
 function loadPort(env: NodeJS.ProcessEnv): number {
@@ -178,7 +189,16 @@ function parseWhole<F extends number | undefined>(
   min: number,
   max = MAX_WHOLE,
 ): number | F {
-  const raw = env[name];
+  return wholeNumber(name, env[name], fallback, min, max);
+}
+
+function wholeNumber<F extends number | undefined>(
+  name: string,
+  raw: string | undefined,
+  fallback: F,
+  min: number,
+  max: number,
+): number | F {
   if (raw === undefined || raw === '') return fallback;
   if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);

@@ -1,4 +1,4 @@
-// Process entry for `npm start`.
-import { runServer } from './server.js';
+// Process entry for `npm start`, and for each worker when WORKERS is more than 1.
+import { runServers } from './workers.js';
 
-await runServer();
+await runServers();

@@ -1,22 +1,20 @@
 // Runs the server as a process: config → store → app → listen, and a graceful stop on SIGTERM or SIGINT.
+import cluster from 'node:cluster';
+import { getSystemErrorMap } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { type Config, ConfigError, describeDatabase, loadConfig } from './config.js';
+import { type Config, describeDatabase } from './config.js';
 import { loadContract } from './contract/document.js';
+import { exitWith, loadConfigOrExit } from './exit.js';
 import { SERVER_BUSY_TIMEOUT_MS } from './store/sqlite/open.js';
 import { openStore } from './store/open.js';
 import type { AdminStore } from './store/store.js';
 import { chooseLogFormat, logDestination } from './telemetry/logOutput.js';
 import { announceListening, warnIfMetricsOpen } from './telemetry/startup.js';
+import { type StopMessage, WORKER_READY } from './workerMessages.js';
 
 export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return exitWith(`store-orders: bad configuration: ${error.message}`);
-    throw error;
-  }
+  const config = loadConfigOrExit(env);
   const contract = loadContract();
   const store = await openConfiguredStore(config);
   const app = await buildApp({
@@ -38,6 +36,18 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   await listen(app, store, config);
+  if (cluster.isWorker) followPrimary(stop);
+}
+
+/**
+ * A worker tells its primary it serves, and stops when the primary asks. The primary asks by message, not
+ * by signal: a Ctrl-C at a terminal also signals every worker itself, and a second signal means "exit now".
+ */
+function followPrimary(stop: (signal: NodeJS.Signals, from: 'primary') => void) {
+  process.on('message', (message: Partial<StopMessage>) => {
+    if (typeof message.stop === 'string') stop(message.stop, 'primary');
+  });
+  process.send?.(WORKER_READY);
 }
 
 async function openConfiguredStore(config: Config): Promise<AdminStore> {
@@ -63,7 +73,7 @@ async function listen(app: FastifyInstance, store: AdminStore, { host, port, met
     apiOrigin = await app.listen({ port, host });
   } catch (error) {
     await store.close();
-    return exitWith(`store-orders: cannot listen on ${host}:${port}: ${(error as Error).message}`);
+    return exitWith(`store-orders: cannot listen on ${host}:${port}: ${listenFailure(error)}`);
   }
   let metricsOrigin = apiOrigin;
   if (app.metricsServer) {
@@ -72,7 +82,7 @@ async function listen(app: FastifyInstance, store: AdminStore, { host, port, met
     } catch (error) {
       await store.close();
       return exitWith(
-        `store-orders: cannot listen for metrics on ${host}:${metrics.port}: ${(error as Error).message}`,
+        `store-orders: cannot listen for metrics on ${host}:${metrics.port}: ${listenFailure(error)}`,
       );
     }
   }
@@ -80,14 +90,29 @@ async function listen(app: FastifyInstance, store: AdminStore, { host, port, met
   warnIfMetricsOpen(app.log, host, metrics, metricsOrigin);
 }
 
+/**
+ * Why a listen failed, in the single server's words (`listen EADDRINUSE: address already in use
+ * 127.0.0.1:3000`) also in a worker, whose primary binds the port and words it `bind EADDRINUSE 127.0.0.1:3000`.
+ */
+function listenFailure(error: unknown): string {
+  const { message, errno, address, port } = error as NodeJS.ErrnoException & { address?: string; port?: number };
+  const [code, text] = (typeof errno === 'number' && getSystemErrorMap().get(errno)) || [];
+  if (!cluster.isWorker || !code || !text || address === undefined) return message;
+  return `listen ${code}: ${text} ${address}:${port}`;
+}
+
 /** A graceful stop: no new connections, the requests in flight finished, then the store closed. */
 function stopOnSignal(app: FastifyInstance, store: { close(): Promise<void> }, stopTimeoutMs: number) {
   let stopping = false;
-  return (signal: NodeJS.Signals) => {
-    if (stopping) {
+  // A worker may be asked twice for the same stop, by a signal of its own and by its primary.
+  const asked = { signal: 0, primary: 0 };
+  return (signal: NodeJS.Signals, from: keyof typeof asked = 'signal') => {
+    asked[from] += 1;
+    if (asked[from] > 1) {
       app.log.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
     }
+    if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'stopping: no new connections, finishing requests in flight');
     setTimeout(() => {
@@ -106,9 +131,4 @@ function stopOnSignal(app: FastifyInstance, store: { close(): Promise<void> }, s
         process.exit(1);
       });
   };
-}
-
-function exitWith(message: string): never {
-  process.stderr.write(`${message}\n`);
-  process.exit(1);
 }

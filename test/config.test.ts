@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       writeWaitMs: 5_000,
       maxStreamedLists: 8,
       stopTimeoutMs: 10_000,
+      workers: 1,
       metrics: {},
       deprecatedCallsFlushMs: 5000,
       corsOrigins: [],
@@ -51,6 +52,7 @@ describe('loadConfig', () => {
         SQLITE_WRITE_WAIT_MS: '250',
         MAX_STREAMED_LISTS: '3',
         STOP_TIMEOUT_MS: '2000',
+        WORKERS: '4',
         METRICS_PORT: '9464',
         METRICS_TOKEN: 'metrics-token-0123456789',
         DEPRECATED_CALLS_FLUSH_SECONDS: '30',
@@ -75,6 +77,7 @@ describe('loadConfig', () => {
       writeWaitMs: 250,
       maxStreamedLists: 3,
       stopTimeoutMs: 2_000,
+      workers: 4,
       metrics: { port: 9464, token: 'metrics-token-0123456789' },
       deprecatedCallsFlushMs: 30_000,
       corsOrigins: ['https://app.example', 'http://127.0.0.1:5173'],
@@ -104,6 +107,8 @@ describe('loadConfig', () => {
     [{ RATE_LIMIT_WINDOW_SECONDS: '0' }, 'RATE_LIMIT_WINDOW_SECONDS'],
     [{ STOP_TIMEOUT_MS: '1.5' }, 'STOP_TIMEOUT_MS'],
     [{ MAX_STREAMED_LISTS: '0' }, 'MAX_STREAMED_LISTS'],
+    [{ WORKERS: '0' }, 'WORKERS'],
+    [{ WORKERS: 'auto' }, 'WORKERS'],
     [{ METRICS_PORT: 'nine' }, 'METRICS_PORT'],
     [{ METRICS_PORT: '65536' }, 'METRICS_PORT'],
     [{ METRICS_PORT: '3000' }, 'METRICS_PORT'],
@@ -136,6 +141,7 @@ const NUMERIC_RANGES: [variable: string, refused: string, range: string][] = [
   ['MAX_STREAMED_LISTS', '0', 'from 1 to 999999999'],
   ['DATABASE_POOL_SIZE', '0', 'from 1 to 999999999'],
   ['DEPRECATED_CALLS_FLUSH_SECONDS', '3601', 'from 1 to 3600'],
+  ['WORKERS', '1025', 'from 1 to 1024'],
 ];
 
 describe('the numeric settings', () => {
@@ -158,12 +164,14 @@ describe('the numeric settings', () => {
       HTTP_REQUEST_TIMEOUT_MS: '999999999',
       HTTP_IDLE_TIMEOUT_MS: '999999999',
       DEPRECATED_CALLS_FLUSH_SECONDS: '3600',
+      WORKERS: '1024',
     });
     expect(config.port).toBe(65535);
     expect(config.rateLimits.requestsPerKey).toBe(999_999_999);
     expect(config.http.requestTimeoutMs).toBe(999_999_999);
     expect(config.http.idleTimeoutMs).toBe(999_999_999);
     expect(config.deprecatedCallsFlushMs).toBe(3_600_000);
+    expect(config.workers).toBe(1024);
   });
 
   it('covers every variable docs/operating.md documents with a numeric default', () => {

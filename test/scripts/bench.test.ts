@@ -41,6 +41,9 @@ describe('npm run bench', () => {
         /^\| sendMessage \(project FULL\) \| \d+ req\/s \| bare Fastify \(NORMAL\) \d+ \| [\d.]+× /m,
         /^\| cold start to first 200 \| \d+ ms \| bare Fastify \d+ ms \| [\d.]+× /m,
         /^\| listOrders, 20,000 orders \(\d+ MB\) \| \d+ ms over HTTP \| sqlite3 -json \d+ ms; peak RSS /m,
+        /^\| listOrders, 100 orders, 2 workers \| \d+ req\/s \| 1 worker \d+ \| [\d.]+× 1 worker /m,
+        /^\| cancelOrder, 2 workers \| \d+ req\/s \| 1 worker \d+ \| [\d.]+× 1 worker /m,
+        /^\| sendMessage, 2 workers \| \d+ req\/s \| 1 worker \d+ \| [\d.]+× 1 worker /m,
       ]) {
         expect(run.stdout).toMatch(row);
       }

@@ -1,0 +1,310 @@
+// WORKERS=N: N server processes on one port, as an operator runs them, on one SQLite file. Which process
+// answered a request is read from its log line (each line has the process's pid and the request's id),
+// never from the response.
+import { readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { assertHonoursContract } from './support/contract.js';
+import { rawRequest } from './support/http.js';
+import { CLI_ENTRY, type Finished, runCli, type ServerProcess, spawnServer } from './support/processes.js';
+import { useScratchDatabase } from './support/scratchDatabase.js';
+
+const scratch = useScratchDatabase('store-orders-workers-');
+// Runs before the scratch folder's own clean-up: a primary killed there leaves its workers to exit by
+// themselves, after the folder is gone.
+afterEach(() => {
+  for (const server of scratch.servers) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) continue;
+    const workers = workerPids(server);
+    server.child.kill('SIGKILL');
+    for (const pid of workers) process.kill(pid, 'SIGKILL');
+  }
+});
+
+type LogLine = Record<string, unknown> & { pid: number; msg: string };
+
+function logLines(server: ServerProcess): LogLine[] {
+  return server.output.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+/** Resolves with the log once `done` holds for it; rejects if the server exits first. */
+function untilLogged(server: ServerProcess, done: (lines: LogLine[]) => boolean): Promise<LogLine[]> {
+  return new Promise((resolve, reject) => {
+    const look = () => {
+      const lines = logLines(server);
+      if (!done(lines)) return;
+      server.child.stdout?.off('data', look);
+      resolve(lines);
+    };
+    server.child.stdout?.on('data', look);
+    void server.finished.then((result) => reject(new Error(`the server exited: ${result.stderr}`)));
+    look();
+  });
+}
+
+const listening = (lines: LogLine[]) =>
+  new Set(lines.filter((line) => line.msg.startsWith('Server listening at')).map((line) => line.pid));
+
+/** The pids of the processes the primary started, from the kernel. */
+function workerPids(server: ServerProcess): number[] {
+  const pid = server.child.pid as number;
+  return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
+/** The pid whose log line says it completed the request with this id. */
+function answeredBy(lines: LogLine[], requestId: string): number | undefined {
+  return lines.find((line) => line.reqId === requestId && line.msg === 'request completed')?.pid;
+}
+
+/** A client's patience: far beyond a sendMessage's time, even on a loaded machine. */
+const NO_ANSWER_MS = 3_000;
+
+/**
+ * sendMessage on a connection of its own, closed after the answer, as many separate clients send: the
+ * primary hands each new connection to the next worker, a replacement included. Resolves to the status.
+ */
+function sendOnNewConnection(baseUrl: string, key: string, id: string): Promise<number> {
+  const { port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const sending = request(
+      {
+        port,
+        host: '127.0.0.1',
+        method: 'POST',
+        path: '/v1/messages',
+        agent: false,
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Request-Id': id },
+      },
+      (response) => {
+        let bodyText = '';
+        response.on('data', (chunk) => {
+          bodyText += String(chunk);
+        });
+        response.on('error', reject);
+        response.on('end', () => {
+          const headers = new Headers(response.headers as Record<string, string>);
+          const status = response.statusCode ?? 0;
+          try {
+            assertHonoursContract({ method: 'POST', path: '/v1/messages', status, headers, bodyText });
+            resolve(status);
+          } catch (error) {
+            reject(error instanceof Error ? error : new Error(String(error)));
+          }
+        });
+      },
+    );
+    sending.on('error', reject);
+    sending.setTimeout(NO_ANSWER_MS, () =>
+      sending.destroy(Object.assign(new Error('no answer'), { code: 'NO_ANSWER' })),
+    );
+    sending.end(JSON.stringify({ message: id }));
+  });
+}
+
+async function startWorkers(env: NodeJS.ProcessEnv = {}): Promise<{ server: ServerProcess; key: string }> {
+  const server = await spawnServer({ ...scratch.env, WORKERS: '2', LOG_FORMAT: 'json', ...env });
+  scratch.servers.push(server);
+  await untilLogged(server, (lines) => listening(lines).size === 2);
+  const created = await runCli(['keys', 'create', '--account', 'acme'], scratch.env);
+  return { server, key: created.stdout.trim().split('\n').at(-1) as string };
+}
+
+describe('WORKERS=2', () => {
+  it('answers from two worker processes on one port, the primary serving nothing itself', async () => {
+    const { server } = await startWorkers();
+    // Concurrent requests take a connection each, and the primary hands connections to the workers in turn.
+    const ids = Array.from({ length: 8 }, (_, i) => `spread-${i}`);
+    const answers = await Promise.all(
+      ids.map((id) => rawRequest(`${server.baseUrl}/healthz`, { headers: { 'X-Request-Id': id } })),
+    );
+    expect(answers.map(({ status }) => status)).toEqual(ids.map(() => 200));
+    const lines = await untilLogged(server, (log) => ids.every((id) => answeredBy(log, id) !== undefined));
+    const pids = new Set(ids.map((id) => answeredBy(lines, id)));
+    expect([...pids].sort()).toEqual(workerPids(server).sort());
+    expect(pids.size).toBe(2);
+    expect(pids).not.toContain(server.child.pid);
+  });
+
+  it('replaces a worker killed with SIGKILL under load: no 5xx, and the replacement serves', async () => {
+    const { server, key } = await startWorkers();
+    const victim = workerPids(server)[0] as number;
+    const statuses: number[] = [];
+    const failures: string[] = [];
+    const acknowledged: string[] = [];
+    let loading = true;
+    let sent = 0;
+    const client = async (c: number) => {
+      while (loading) {
+        const id = `load-${c}-${sent++}`;
+        try {
+          const status = await sendOnNewConnection(server.baseUrl, key, id);
+          statuses.push(status);
+          if (status === 202) acknowledged.push(id);
+        } catch (error) {
+          // A connection the killed worker held: its request is cut off, not answered.
+          failures.push((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+        }
+      }
+    };
+    const clients = Array.from({ length: 8 }, (_, c) => client(c));
+    await untilLogged(server, (lines) => lines.filter((line) => line.msg === 'request completed').length >= 40);
+    const before = listening(logLines(server));
+    process.kill(victim, 'SIGKILL');
+    // A replacement listens, then completes requests of the load.
+    const lines = await untilLogged(server, (log) =>
+      log.some((line) => line.msg === 'request completed' && !before.has(line.pid)),
+    );
+    loading = false;
+    await Promise.all(clients);
+
+    const replacement = lines.find((line) => line.msg === 'request completed' && !before.has(line.pid))?.pid;
+    const survivor = [...before].find((pid) => pid !== victim);
+    expect(workerPids(server).sort()).toEqual([survivor, replacement].sort());
+    expect(statuses.length).toBeGreaterThan(40);
+    expect(statuses.filter((status) => status !== 202)).toEqual([]);
+    // Cut off: the requests in flight on the killed worker, reset; and the connection the primary was
+    // handing to it when it died, if any: node:cluster's round-robin primary keeps that connection open
+    // and never answers it, so only the client's own time-out ends it.
+    expect(failures.filter((code) => code !== 'ECONNRESET' && code !== 'NO_ANSWER')).toEqual([]);
+    expect(failures.filter((code) => code === 'NO_ANSWER').length).toBeLessThanOrEqual(1);
+    expect(failures.length).toBeLessThanOrEqual(8);
+    console.log(`killed worker under load: ${statuses.length} answered 202, cut off: ${failures.join(', ') || 'none'}`);
+    const stored = JSON.parse((await runCli(['messages', 'list'], scratch.env)).stdout) as { message: string }[];
+    const kept = new Set(stored.map(({ message }) => message));
+    expect(acknowledged.filter((id) => !kept.has(id))).toEqual([]);
+  });
+
+  it('stops every worker on SIGTERM once each has answered its requests in flight, then exits 0', async () => {
+    const { server, key } = await startWorkers();
+    const { port } = new URL(server.baseUrl);
+    // Requests whose bodies are still arriving when the signal comes, on connections of both workers.
+    const slow = Array.from({ length: 4 }, (_, i) => {
+      const id = `slow-${i}`;
+      let finish = () => {};
+      const answer = new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const sending = request(
+          {
+            port,
+            host: '127.0.0.1',
+            method: 'POST',
+            path: '/v1/messages',
+            agent: false,
+            headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Request-Id': id },
+          },
+          (response) => {
+            response.resume();
+            response.on('end', () =>
+              resolve({ status: response.statusCode ?? 0, connection: response.headers.connection }),
+            );
+          },
+        );
+        sending.on('error', reject);
+        sending.write('{"message":');
+        finish = () => sending.end(`"${id}"}`);
+      });
+      return { id, answer, finish: () => finish() };
+    });
+    const incoming = await untilLogged(server, (lines) =>
+      slow.every(({ id }) => lines.some((line) => line.reqId === id && line.msg === 'incoming request')),
+    );
+    const holders = new Set(slow.map(({ id }) => incoming.find((line) => line.reqId === id)?.pid));
+    expect([...holders].sort()).toEqual(workerPids(server).sort());
+
+    server.child.kill('SIGTERM');
+    const stopping = (lines: LogLine[]) =>
+      new Set(lines.filter((line) => line.msg.startsWith('stopping: no new connections')).map((line) => line.pid));
+    await untilLogged(server, (lines) => stopping(lines).size === 2);
+    for (const request of slow) request.finish();
+    const answers = await Promise.all(slow.map(({ answer }) => answer));
+    expect(answers).toEqual(slow.map(() => ({ status: 202, connection: 'close' })));
+    const finished = await server.finished;
+    expect(finished.code).toBe(0);
+    const stored = JSON.parse((await runCli(['messages', 'list'], scratch.env)).stdout) as { message: string }[];
+    expect(stored.map(({ message }) => message).sort()).toEqual(slow.map(({ id }) => id));
+  });
+
+  it('takes a Ctrl-C at a terminal, which signals the primary and every worker, as one graceful stop', async () => {
+    const { server } = await startWorkers();
+    const workers = workerPids(server);
+    for (const pid of [server.child.pid as number, ...workers]) process.kill(pid, 'SIGINT');
+    const finished = await server.finished;
+    expect(finished.code).toBe(0);
+    const lines = logLines({ ...server, output: finished });
+    const stopped = lines.filter((line) => line.msg === 'stopped').map((line) => line.pid);
+    expect(stopped.sort()).toEqual([...workers, server.child.pid].sort());
+    expect(lines.filter((line) => line.msg.includes('second signal'))).toEqual([]);
+  });
+});
+
+/** The server run to its end by the CLI's `serve`, with `args`; it is not expected to start. */
+function serve(args: string[], env: NodeJS.ProcessEnv): Promise<Finished> {
+  return runCli(['serve', ...args], { LOG_FORMAT: 'json', PORT: '0', ...env });
+}
+
+describe('WORKERS=2 that cannot start', () => {
+  it('exits 1 with the single server’s own line when the database is missing', async () => {
+    const env = { DATABASE_URL: `${scratch.folder}/missing.db` };
+    const single = await serve([], env);
+    expect(single.code).toBe(1);
+    expect(single.stderr).toMatch(/^store-orders: cannot open database .*missing\.db does not exist[^\n]*\n$/);
+    expect(await serve(['--workers', '2'], env)).toMatchObject({ code: 1, stderr: single.stderr });
+    expect(await serve([], { ...env, WORKERS: '2' })).toMatchObject({ code: 1, stderr: single.stderr });
+  });
+
+  it('exits 1 with the single server’s own line when the port is taken', async () => {
+    await runCli(['init'], scratch.env);
+    const holder = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => holder.once('listening', resolve));
+    try {
+      const env = { ...scratch.env, PORT: String((holder.address() as AddressInfo).port) };
+      const single = await serve([], env);
+      expect(single.code).toBe(1);
+      expect(single.stderr).toMatch(/^store-orders: cannot listen on 127\.0\.0\.1:\d+: listen EADDRINUSE: [^\n]*\n$/);
+      expect(await serve(['--workers', '2'], env)).toMatchObject({ code: 1, stderr: single.stderr });
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('gives up, stopping the others, when the replacements of a dead worker keep exiting at start', async () => {
+    const { server } = await startWorkers();
+    // Every replacement now finds no database, as a server started now would.
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${scratch.env.DATABASE_URL}${suffix}`, { force: true });
+    process.kill(workerPids(server)[0] as number, 'SIGKILL');
+    const finished = await server.finished;
+    expect(finished.code).toBe(1);
+    expect(finished.stderr).toMatch(/does not exist; create it with `store-orders init`/);
+    expect(finished.stderr).toContain(
+      'store-orders: 5 workers in a row exited before they listened (the last with exit status 1); stopping\n',
+    );
+    const pauses = logLines({ ...server, output: finished }).filter((line) => line.pauseMs !== undefined);
+    expect(pauses.map((line) => line.pauseMs)).toEqual([100, 200, 400, 800]);
+  });
+});
+
+describe('--workers', () => {
+  it.each([['0'], ['1025'], ['two']])('refuses --workers %s as a usage mistake naming the range', async (value) => {
+    const result = await runCli(['serve', '--workers', value], {});
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `store-orders: serve: --workers must be a whole number from 1 to 1024, got "${value}"; ` +
+        'see store-orders serve --help\n',
+    );
+  });
+
+  it('runs the workers through `store-orders serve --workers 2`', async () => {
+    const server = await spawnServer(
+      { ...scratch.env, LOG_FORMAT: 'json' },
+      { entry: [CLI_ENTRY, 'serve', '--workers', '2'] },
+    );
+    scratch.servers.push(server);
+    await untilLogged(server, (lines) => listening(lines).size === 2);
+    expect(workerPids(server)).toHaveLength(2);
+    server.child.kill('SIGINT');
+    expect((await server.finished).code).toBe(0);
+  });
+});
