@@ -32,111 +32,126 @@ const exitText = (code: number | null, signal: string | null) =>
   signal ? `signal ${signal}` : `exit status ${code}`;
 
 function supervise(config: Config, env: NodeJS.ProcessEnv): void {
-  const log: PrimaryLog = primaryLog(config);
   cluster.setupPrimary({ exec: WORKER_ENTRY, args: [] });
-  const live = new Set<Worker>();
-  const ready = new Set<Worker>();
-  const retries = new Set<NodeJS.Timeout>();
-  let serving = false;
-  let startFailures = 0;
-  let stopping: NodeJS.Signals | undefined;
-  let failed = false;
+  const supervisor = new Supervisor(config, env, primaryLog(config));
+  cluster.on('exit', (worker, code, signal) => supervisor.exited(worker, code, signal));
+  process.on('SIGTERM', (signal) => supervisor.stop(signal));
+  process.on('SIGINT', (signal) => supervisor.stop(signal));
+  supervisor.log.info('starting the workers', { workers: config.workers });
+  supervisor.start();
+}
 
-  const start = () => {
-    const worker = cluster.fork(env);
-    live.add(worker);
+class Supervisor {
+  readonly #live = new Set<Worker>();
+  readonly #ready = new Set<Worker>();
+  readonly #retries = new Set<NodeJS.Timeout>();
+  #serving = false;
+  #startFailures = 0;
+  #stopping: NodeJS.Signals | undefined;
+  #failed = false;
+
+  constructor(
+    readonly config: Config,
+    readonly env: NodeJS.ProcessEnv,
+    readonly log: PrimaryLog,
+  ) {}
+
+  start(): void {
+    const worker = cluster.fork(this.env);
+    this.#live.add(worker);
     worker.on('message', (message: unknown) => {
       if (message !== WORKER_READY) return;
-      ready.add(worker);
-      startFailures = 0;
-      if (stopping) tell(worker, stopping);
-      else if (!serving) {
+      this.#ready.add(worker);
+      this.#startFailures = 0;
+      if (this.#stopping) this.#tell(worker, this.#stopping);
+      else if (!this.#serving) {
         // The first worker started alone: a database or port that is not there fails it alone, with
         // the one line a single server prints, rather than every worker at once.
-        serving = true;
-        for (let i = 1; i < config.workers; i++) start();
+        this.#serving = true;
+        for (let i = 1; i < this.config.workers; i++) this.start();
       }
     });
-  };
+  }
 
-  // A worker that listens stops on a message; one that does not yet may not have its handler, and has
-  // no request in flight: a signal stops it.
-  const tell = (worker: Worker, signal: NodeJS.Signals) => {
-    if (!ready.has(worker)) worker.process.kill(signal);
-    else if (worker.isConnected()) worker.send({ stop: signal } satisfies StopMessage);
-  };
-
-  const finish = () => {
-    log.info('stopped');
-    process.exit(failed ? 1 : 0);
-  };
-
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      log.warn('second signal: the workers exit now', { signal });
-      for (const worker of live) tell(worker, signal);
+  stop(signal: NodeJS.Signals): void {
+    if (this.#stopping) {
+      this.log.warn('second signal: the workers exit now', { signal });
+      for (const worker of this.#live) this.#tell(worker, signal);
       return;
     }
-    stopping = signal;
-    for (const retry of retries) clearTimeout(retry);
-    log.info('stopping: each worker finishes its requests in flight', { signal, workers: live.size });
+    this.#stopping = signal;
+    for (const retry of this.#retries) clearTimeout(retry);
+    const workers = this.#live.size;
+    this.log.info('stopping: each worker finishes its requests in flight', { signal, workers });
     setTimeout(() => {
-      log.error('workers still running at the stop deadline: killing them', { workers: live.size });
-      for (const worker of live) worker.process.kill('SIGKILL');
+      const left = this.#live.size;
+      this.log.error('workers still running at the stop deadline: killing them', { workers: left });
+      for (const worker of this.#live) worker.process.kill('SIGKILL');
       process.exit(1);
-    }, config.stopTimeoutMs + STOP_GRACE_MS).unref();
-    for (const worker of live) tell(worker, signal);
-    if (live.size === 0) finish();
-  };
+    }, this.config.stopTimeoutMs + STOP_GRACE_MS).unref();
+    for (const worker of this.#live) this.#tell(worker, signal);
+    if (this.#live.size === 0) this.#finish();
+  }
 
-  cluster.on('exit', (worker, code, signal) => {
-    live.delete(worker);
-    const wasReady = ready.delete(worker);
-    const pid = worker.process.pid;
-    if (stopping) {
+  exited(worker: Worker, code: number | null, signal: string | null): void {
+    this.#live.delete(worker);
+    const wasReady = this.#ready.delete(worker);
+    if (this.#stopping) {
       // One that never served had nothing to finish; one that did and failed to stop cleanly is a failure.
-      if (wasReady && code !== 0) failed = true;
-      if (live.size === 0) finish();
+      if (wasReady && code !== 0) this.#failed = true;
+      if (this.#live.size === 0) this.#finish();
       return;
     }
-    if (!serving) {
-      // The first worker's own line on stderr says why (a database or port it cannot use); a signal says nothing.
+    if (!this.#serving) {
+      // The first worker's own line on stderr says why (a database or port it cannot use); a signal
+      // says nothing.
       if (signal !== null || code === 0) {
         const how = exitText(code, signal);
         process.stderr.write(`store-orders: the first worker stopped with ${how} before it listened\n`);
       }
       process.exit(code || 1);
     }
+    const exit = exitText(code, signal);
     if (wasReady) {
-      log.warn('a worker exited: starting another', { worker: pid, exit: exitText(code, signal) });
-      start();
-      return;
-    }
-    startFailures += 1;
-    if (startFailures >= START_FAILURES_LIMIT) {
+      this.log.warn('a worker exited: starting another', { worker: worker.process.pid, exit });
+      this.start();
+    } else this.#retryStart(worker, exit);
+  }
+
+  /** A worker that exited before it listened: another after a pause, or a stop after too many in a row. */
+  #retryStart(worker: Worker, exit: string): void {
+    this.#startFailures += 1;
+    if (this.#startFailures >= START_FAILURES_LIMIT) {
       process.stderr.write(
-        `store-orders: ${startFailures} workers in a row exited before they listened ` +
-          `(the last with ${exitText(code, signal)}); stopping\n`,
+        `store-orders: ${this.#startFailures} workers in a row exited before they listened ` +
+          `(the last with ${exit}); stopping\n`,
       );
-      failed = true;
-      stop('SIGTERM');
+      this.#failed = true;
+      this.stop('SIGTERM');
       return;
     }
-    const delay = FIRST_RETRY_MS * 2 ** (startFailures - 1);
-    log.warn('a worker exited before it listened: starting another after a pause', {
-      worker: pid,
-      exit: exitText(code, signal),
-      pauseMs: delay,
+    const pauseMs = FIRST_RETRY_MS * 2 ** (this.#startFailures - 1);
+    this.log.warn('a worker exited before it listened: starting another after a pause', {
+      worker: worker.process.pid,
+      exit,
+      pauseMs,
     });
     const retry = setTimeout(() => {
-      retries.delete(retry);
-      start();
-    }, delay);
-    retries.add(retry);
-  });
+      this.#retries.delete(retry);
+      this.start();
+    }, pauseMs);
+    this.#retries.add(retry);
+  }
 
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-  log.info('starting the workers', { workers: config.workers });
-  start();
+  // A worker that listens stops on a message; one that does not yet may not have its handler, and has
+  // no request in flight: a signal stops it.
+  #tell(worker: Worker, signal: NodeJS.Signals): void {
+    if (!this.#ready.has(worker)) worker.process.kill(signal);
+    else if (worker.isConnected()) worker.send({ stop: signal } satisfies StopMessage);
+  }
+
+  #finish(): void {
+    this.log.info('stopped');
+    process.exit(this.#failed ? 1 : 0);
+  }
 }
