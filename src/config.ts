@@ -20,8 +20,6 @@ export interface Config {
   port: number;
   host: string;
   database: DatabaseLocation;
-  /** PostgreSQL: how many connections each server process keeps at most. */
-  poolSize: number;
   logLevel: LogLevel;
   logFormat: LogFormat;
   synchronous: SynchronousMode;
@@ -90,7 +88,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: loadPort(env),
     host: parseHost(env.HOST),
     database: loadDatabase(env),
-    poolSize: loadPoolSize(env),
     logLevel: parseChoice('LOG_LEVEL', env.LOG_LEVEL?.toLowerCase(), LOG_LEVELS, 'info'),
     logFormat: parseChoice('LOG_FORMAT', env.LOG_FORMAT?.toLowerCase(), LOG_FORMATS, 'auto'),
     synchronous: loadSynchronous(env),
@@ -135,10 +132,6 @@ function loadHttpLimits(env: NodeJS.ProcessEnv): HttpLimits {
 /** The database settings alone: the CLI needs them but must not fail on a server-only variable. Empty means unset. */
 export function loadDatabase(env: NodeJS.ProcessEnv = process.env): DatabaseLocation {
   return parseDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL);
-}
-
-export function loadPoolSize(env: NodeJS.ProcessEnv = process.env): number {
-  return parsePositive(env, 'DATABASE_POOL_SIZE', 10);
 }
 
 export function loadSynchronous(env: NodeJS.ProcessEnv = process.env): SynchronousMode {

@@ -1,6 +1,6 @@
 // What every CLI command shares: the store it opens, how it prints, and how it refuses bad input.
 // Reading the arguments themselves is args.ts.
-import { describeDatabase, loadDatabase, loadPoolSize, loadSynchronous } from '../config.js';
+import { describeDatabase, loadDatabase, loadSynchronous } from '../config.js';
 import { openStore as openAnyStore } from '../store/open.js';
 import type { AdminStore } from '../store/store.js';
 
@@ -35,8 +35,7 @@ export async function openStore({ env }: CliContext, { create = false } = {}): P
   const database = loadDatabase(env);
   const synchronous = loadSynchronous(env);
   try {
-    // One connection is all a command uses.
-    return await openAnyStore(database, { synchronous, create, poolSize: Math.min(loadPoolSize(env), 2) });
+    return await openAnyStore(database, { synchronous, create });
   } catch (error) {
     throw new CliError(`cannot open database ${describeDatabase(database)}: ${(error as Error).message}`);
   }

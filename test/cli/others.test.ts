@@ -79,4 +79,12 @@ describe('store-orders itself', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/DATABASE_URL must be a SQLite file path/);
   });
+
+  it('names a PostgreSQL URL without its password when it cannot open it', async () => {
+    const result = await runCli(['orders', 'list'], { DATABASE_URL: 'postgres://orders:s3cret@db.internal/store' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot open database postgres://orders:***@db.internal/store:');
+    expect(result.stderr).toContain('no PostgreSQL backend yet');
+    expect(result.stderr).not.toContain('s3cret');
+  });
 });
