@@ -2,7 +2,7 @@
 // answered a request is read from its log line (each line has the process's pid and the request's id),
 // never from the response.
 import { readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { type RequestOptions, request } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assertHonoursContract } from './support/contract.js';
@@ -63,6 +63,18 @@ function answeredBy(lines: LogLine[], requestId: string): number | undefined {
 /** A client's patience: far beyond a sendMessage's time, even on a loaded machine. */
 const NO_ANSWER_MS = 3_000;
 
+/** POST /v1/messages on a connection of its own (no agent), with `id` as its X-Request-Id. */
+function sendMessageOptions(port: string, key: string, id: string): RequestOptions {
+  return {
+    port,
+    host: '127.0.0.1',
+    method: 'POST',
+    path: '/v1/messages',
+    agent: false,
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Request-Id': id },
+  };
+}
+
 /**
  * sendMessage on a connection of its own, closed after the answer, as many separate clients send: the
  * primary hands each new connection to the next worker, a replacement included. Resolves to the status.
@@ -71,14 +83,7 @@ function sendOnNewConnection(baseUrl: string, key: string, id: string): Promise<
   const { port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const sending = request(
-      {
-        port,
-        host: '127.0.0.1',
-        method: 'POST',
-        path: '/v1/messages',
-        agent: false,
-        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Request-Id': id },
-      },
+      sendMessageOptions(port, key, id),
       (response) => {
         let bodyText = '';
         response.on('data', (chunk) => {
@@ -187,14 +192,7 @@ describe('WORKERS=2', () => {
       let finish = () => {};
       const answer = new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
         const sending = request(
-          {
-            port,
-            host: '127.0.0.1',
-            method: 'POST',
-            path: '/v1/messages',
-            agent: false,
-            headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Request-Id': id },
-          },
+          sendMessageOptions(port, key, id),
           (response) => {
             response.resume();
             response.on('end', () =>
