@@ -33,8 +33,9 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
   if (settings.writable === false) app.log.warn('the database is read-only: reads are served, writes answer 503');
 
   const stop = stopOnSignal(app, store, config.stopTimeoutMs);
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  // Node passes a signal's listener its number as a second argument: `stop` must not take it for `from`.
+  process.on('SIGTERM', (signal) => stop(signal));
+  process.on('SIGINT', (signal) => stop(signal));
   await listen(app, store, config);
   if (cluster.isWorker) followPrimary(stop);
 }
