@@ -29,6 +29,8 @@ export interface Config {
   writeWaitMs: number;
   /** How many long (streamed) order lists may be sent at once; more answer 503. */
   maxStreamedLists: number;
+  /** PostgreSQL: the connections each server process holds for requests. */
+  poolSize: number;
   /** How long a graceful stop may take before the process exits anyway. */
   stopTimeoutMs: number;
   /** How many server processes share the port; 1 is the server alone, with no primary process. */
@@ -103,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     writeWaitMs: parseCount(env, 'SQLITE_WRITE_WAIT_MS', 5_000),
     maxStreamedLists: parsePositive(env, 'MAX_STREAMED_LISTS', 8),
+    poolSize: parseWhole(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     stopTimeoutMs: parsePositive(env, 'STOP_TIMEOUT_MS', 10_000),
     workers: parseWorkers('WORKERS', env.WORKERS),
     metrics: loadMetricsConfig(env),

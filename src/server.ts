@@ -58,6 +58,7 @@ async function openConfiguredStore(config: Config): Promise<AdminStore> {
       busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS,
       writeWaitMs: config.writeWaitMs,
       maxStreamedLists: config.maxStreamedLists,
+      poolSize: config.poolSize,
       create: false,
     });
   } catch (error) {

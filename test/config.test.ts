@@ -138,6 +138,7 @@ const NUMERIC_RANGES: [variable: string, refused: string, range: string][] = [
   ['MAX_STREAMED_LISTS', '0', 'from 1 to 999999999'],
   ['DEPRECATED_CALLS_FLUSH_SECONDS', '3601', 'from 1 to 3600'],
   ['WORKERS', '1025', 'from 1 to 1024'],
+  ['DATABASE_POOL_SIZE', '1001', 'from 1 to 1000'],
 ];
 
 describe('the numeric settings', () => {

@@ -14,6 +14,8 @@ export interface StoreOptions {
   writeWaitMs?: number;
   /** SQLite: false (the server's rule, and every command but `init`): a missing file is an error. */
   create?: boolean;
+  /** PostgreSQL: the connections this process may hold for requests. */
+  poolSize?: number;
   /** How many long (streamed) order lists may be read at once. */
   maxStreamedLists?: number;
   /** Lists longer than this are streamed rather than held in memory. */
@@ -21,13 +23,12 @@ export interface StoreOptions {
   now?: () => Date;
 }
 
-/** Async, as opening PostgreSQL will be; a failure to open rejects. */
-export function openStore(database: DatabaseLocation, options: StoreOptions = {}): Promise<AdminStore> {
-  return Promise.resolve().then(() => {
-    if (database.kind === 'sqlite') {
-      return openSqliteStore(database.path, { ...options, synchronous: options.synchronous ?? 'FULL' });
-    }
-    // The seam is ready for it; the backend itself is not in this build yet.
-    throw new Error('this build has no PostgreSQL backend yet; give DATABASE_URL a SQLite file');
-  });
+/** Opens the store and brings its schema up to date; a failure to open rejects. */
+export async function openStore(database: DatabaseLocation, options: StoreOptions = {}): Promise<AdminStore> {
+  if (database.kind === 'sqlite') {
+    return openSqliteStore(database.path, { ...options, synchronous: options.synchronous ?? 'FULL' });
+  }
+  // Loaded only when asked for: a server on SQLite never loads the PostgreSQL driver.
+  const { openPostgresStore } = await import('./postgres/postgresStore.js');
+  return openPostgresStore(database.url, options);
 }

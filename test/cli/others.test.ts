@@ -81,10 +81,9 @@ describe('store-orders itself', () => {
   });
 
   it('names a PostgreSQL URL without its password when it cannot open it', async () => {
-    const result = await runCli(['orders', 'list'], { DATABASE_URL: 'postgres://orders:s3cret@db.internal/store' });
+    const result = await runCli(['orders', 'list'], { DATABASE_URL: 'postgres://orders:s3cret@127.0.0.1:1/store' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('cannot open database postgres://orders:***@db.internal/store:');
-    expect(result.stderr).toContain('no PostgreSQL backend yet');
+    expect(result.stderr).toContain('cannot open database postgres://orders:***@127.0.0.1:1/store: connect ECONNREFUSED');
     expect(result.stderr).not.toContain('s3cret');
   });
 });

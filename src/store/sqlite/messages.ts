@@ -1,6 +1,7 @@
 // The message queue, and the Idempotency-Key of sendMessage: a retry replays the first answer as sent.
 import type { IdempotencyKey, IdempotentOutcome, Message, NewMessage, StoredMessage } from '../store.js';
 import { IDEMPOTENCY_KEY_TTL_MS } from '../store.js';
+import { KeysInFlight } from '../keysInFlight.js';
 import type { Connection } from './connection.js';
 
 /** Expired keys are refused by age anyway: purging them only bounds the table, so it need not be often. */
@@ -9,8 +10,7 @@ const PURGE_EVERY_MS = 60_000;
 export class Messages {
   readonly #connection: Connection;
   readonly #statements;
-  /** `accountId key` of the idempotent writes not yet committed. */
-  readonly #keysInFlight = new Set<string>();
+  readonly #keysInFlight = new KeysInFlight();
   #lastPurge = 0;
 
   constructor(connection: Connection) {
@@ -49,15 +49,10 @@ export class Messages {
     return { id, message, status: 'queued', createdAt };
   }
 
-  async enqueueOnce(message: NewMessage, { key, fingerprint }: IdempotencyKey): Promise<IdempotentOutcome> {
-    const inFlight = `${message.accountId} ${key}`;
-    if (this.#keysInFlight.has(inFlight)) return { outcome: 'in_flight' };
-    this.#keysInFlight.add(inFlight);
-    try {
-      return await this.#connection.groupCommit.run(() => this.#enqueueOnce(message, key, fingerprint));
-    } finally {
-      this.#keysInFlight.delete(inFlight);
-    }
+  enqueueOnce(message: NewMessage, { key, fingerprint }: IdempotencyKey): Promise<IdempotentOutcome> {
+    return this.#keysInFlight.run(message.accountId, key, () =>
+      this.#connection.groupCommit.run(() => this.#enqueueOnce(message, key, fingerprint)),
+    );
   }
 
   list(): StoredMessage[] {

@@ -1,0 +1,67 @@
+// The message queue, and the Idempotency-Key of sendMessage: a retry replays the first answer as sent.
+import type { Pool } from 'pg';
+import { KeysInFlight } from '../keysInFlight.js';
+import type { IdempotencyKey, IdempotentOutcome, Message, NewMessage, StoredMessage } from '../store.js';
+import { IDEMPOTENCY_KEY_TTL_MS } from '../store.js';
+
+/** Expired keys are refused by age anyway: purging them only bounds the table, so it need not be often. */
+const PURGE_EVERY_MS = 60_000;
+
+export class Messages {
+  readonly #pool: Pool;
+  readonly #keysInFlight = new KeysInFlight();
+  #lastPurge = 0;
+
+  constructor(pool: Pool) {
+    this.#pool = pool;
+  }
+
+  async enqueue({ id, accountId, message, createdAt }: NewMessage): Promise<Message> {
+    await this.#pool.query(
+      `INSERT INTO messages (id, account_id, body, status, created_at) VALUES ($1, $2, $3, 'queued', $4)`,
+      [id, accountId, message, createdAt],
+    );
+    return { id, message, status: 'queued', createdAt };
+  }
+
+  enqueueOnce(message: NewMessage, { key, fingerprint }: IdempotencyKey): Promise<IdempotentOutcome> {
+    return this.#keysInFlight.run(message.accountId, key, () => this.#enqueueOnce(message, key, fingerprint));
+  }
+
+  async list(): Promise<StoredMessage[]> {
+    const { rows } = await this.#pool.query<StoredMessage>(
+      `SELECT m.id, a.name AS account, m.body AS message, m.status, m.created_at AS "createdAt"
+       FROM messages m JOIN accounts a ON a.id = m.account_id ORDER BY m.seq`,
+    );
+    return rows;
+  }
+
+  async countQueued(): Promise<number> {
+    const { rows } = await this.#pool.query<{ count: number }>(
+      `SELECT count(*)::integer AS count FROM messages WHERE status = 'queued'`,
+    );
+    return rows[0]?.count ?? 0;
+  }
+
+  async #enqueueOnce(message: NewMessage, key: string, fingerprint: Buffer): Promise<IdempotentOutcome> {
+    const { id, accountId, createdAt } = message;
+    const oldestKept = new Date(Date.parse(createdAt) - IDEMPOTENCY_KEY_TTL_MS).toISOString();
+    await this.#purgeExpiredKeys(createdAt, oldestKept);
+    const queued: Message = { id, message: message.message, status: 'queued', createdAt };
+    const { rows } = await this.#pool.query<{ outcome: IdempotentOutcome['outcome']; status: number; body: string }>(
+      `SELECT outcome, status, body FROM enqueue_message_once($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [accountId, key, fingerprint, oldestKept, id, message.message, createdAt, JSON.stringify(queued)],
+    );
+    const answer = rows[0];
+    if (answer?.outcome === 'queued') return { outcome: 'queued', message: queued };
+    if (answer?.outcome === 'replayed') return { outcome: 'replayed', status: answer.status, body: answer.body };
+    return { outcome: 'key_reused' };
+  }
+
+  async #purgeExpiredKeys(now: string, oldestKept: string): Promise<void> {
+    const nowMs = Date.parse(now);
+    if (nowMs - this.#lastPurge < PURGE_EVERY_MS) return;
+    this.#lastPurge = nowMs;
+    await this.#pool.query(`DELETE FROM idempotency_keys WHERE created_at < $1`, [oldestKept]);
+  }
+}

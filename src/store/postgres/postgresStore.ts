@@ -1,0 +1,206 @@
+// The PostgreSQL store: one pool of connections shared by a module per aggregate, and a pool of its own
+// for long lists. Every statement is parameterised and unnamed (so PgBouncer's transaction mode works);
+// every write is one statement, or one function's transaction, committed before it settles.
+import pg from 'pg';
+import type {
+  AdminStore,
+  DeprecatedCallListing,
+  DeprecatedCalls,
+  KeyAdmin,
+  KeyStore,
+  MessageAdmin,
+  MessageStore,
+  OrderAdmin,
+  OrderStore,
+  Pet,
+  PetAdmin,
+  PetStore,
+  TelemetryAdmin,
+  TelemetryStore,
+} from '../store.js';
+import { Accounts } from './accounts.js';
+import { guarded } from './errors.js';
+import { Messages } from './messages.js';
+import { migrate } from './migrations.js';
+import { type OrderListOptions, Orders } from './orders.js';
+import { OrderListReaders } from './orderStream.js';
+
+export interface PostgresStoreOptions extends Partial<OrderListOptions> {
+  /** Connections to PostgreSQL this process may hold for requests (long lists have their own). */
+  poolSize?: number;
+  /** How long a request waits for a connection of a full pool before it answers 503. */
+  connectionWaitMs?: number;
+  maxStreamedLists?: number;
+  now?: () => Date;
+}
+
+/** bigint ids and counts as numbers: ids are issued from 1 up and stay far below 2^53. */
+const TYPES = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === pg.types.builtins.INT8
+      ? Number
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+  const config: pg.PoolConfig = {
+    connectionString: url,
+    connectionTimeoutMillis: options.connectionWaitMs ?? 2_000,
+    types: TYPES,
+  };
+  const pool = new pg.Pool({ ...config, max: options.poolSize ?? 10 });
+  // An idle connection that the server drops (a restart, a kill) is an event, not a crash: the pool lets it
+  // go and opens a new one when asked.
+  pool.on('error', () => {});
+  try {
+    await migrate(pool);
+    const { rows } = await pool.query<{ database_id: string; read_only: string; version: string }>(
+      `SELECT database_id, current_setting('transaction_read_only') AS read_only,
+         current_setting('server_version') AS version FROM store_identity`,
+    );
+    const identity = rows[0];
+    if (!identity) throw new Error('store_identity is empty');
+    const readers = new OrderListReaders(config, options.maxStreamedLists ?? 8);
+    const now = options.now ?? (() => new Date());
+    return new PostgresStore(pool, readers, {
+      now: () => now().toISOString(),
+      databaseId: identity.database_id,
+      streamOrdersAbove: options.streamOrdersAbove ?? 10_000,
+      settings: {
+        serverVersion: identity.version,
+        poolSize: String(options.poolSize ?? 10),
+        writable: identity.read_only === 'off',
+      },
+    });
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+}
+
+interface Settings {
+  serverVersion: string;
+  poolSize: string;
+  writable: boolean;
+}
+
+export class PostgresStore implements AdminStore {
+  readonly backend = 'postgres';
+  readonly orders: OrderStore & OrderAdmin;
+  readonly pets: PetStore & PetAdmin;
+  readonly messages: MessageStore & MessageAdmin;
+  readonly keys: KeyStore & KeyAdmin;
+  readonly telemetry: TelemetryStore & TelemetryAdmin;
+  readonly #pool: pg.Pool;
+  readonly #readers: OrderListReaders;
+  readonly #settings: Settings;
+
+  constructor(
+    pool: pg.Pool,
+    readers: OrderListReaders,
+    { now, databaseId, streamOrdersAbove, settings }: {
+      now: () => string;
+      databaseId: string;
+      streamOrdersAbove: number;
+      settings: Settings;
+    },
+  ) {
+    const orders = new Orders(pool, readers, now, databaseId, { streamOrdersAbove });
+    const messages = new Messages(pool);
+    const accounts = new Accounts(pool, now);
+    this.#pool = pool;
+    this.#readers = readers;
+    this.#settings = settings;
+    this.orders = {
+      listOrders: () => guarded(() => orders.list()),
+      cancelOrder: (orderId) => guarded(() => orders.cancel(orderId)),
+      addOrder: (order) => guarded(() => orders.add(order)),
+      importOrders: (all) => guarded(() => orders.addAll(all)),
+      shipOrder: (orderId) => guarded(() => orders.ship(orderId)),
+      findOrder: (orderId) => guarded(() => orders.find(orderId)),
+      listAllOrders: () => guarded(() => orders.listAll()),
+    };
+    this.pets = {
+      findPet: (petId) => guarded(() => this.#findPet(petId)),
+      addPet: (name) => guarded(() => this.#one<Pet>(
+        `INSERT INTO pets (name, created_at) VALUES ($1, $2) RETURNING id, name`, [name, now()])),
+    };
+    this.messages = {
+      enqueueMessage: (message) => guarded(() => messages.enqueue(message)),
+      enqueueMessageOnce: (message, idempotency) => guarded(() => messages.enqueueOnce(message, idempotency)),
+      listMessages: () => guarded(() => messages.list()),
+    };
+    this.keys = {
+      findActiveKey: (digest) => guarded(() => accounts.findActiveKey(digest)),
+      createAccount: (name) => guarded(() => accounts.create(name)),
+      findAccount: (name) => guarded(() => accounts.find(name)),
+      createKey: (accountId, digest, prefix) => guarded(() => accounts.createKey(accountId, digest, prefix)),
+      listKeys: () => guarded(() => accounts.listKeys()),
+      revokeKeyById: (keyId) => guarded(() => accounts.revokeKeyById(keyId)),
+      revokeKeyByDigest: (digest) => guarded(() => accounts.revokeKeyByDigest(digest)),
+    };
+    this.telemetry = {
+      countOrdersByStatus: () => guarded(() => orders.countByStatus()),
+      countQueuedMessages: () => guarded(() => messages.countQueued()),
+      recordDeprecatedCalls: (calls) => guarded(() => this.#recordDeprecatedCalls(calls)),
+      listDeprecatedCalls: () => guarded(() => this.#listDeprecatedCalls()),
+    };
+  }
+
+  isReady(): Promise<boolean> {
+    return this.#pool.query(`SELECT 1`).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.#readers.close();
+    await this.#pool.end();
+  }
+
+  describe(): Record<string, string | boolean> {
+    return { backend: 'postgres', ...this.#settings };
+  }
+
+  async #one<T extends object>(text: string, values: unknown[]): Promise<T> {
+    const { rows } = await this.#pool.query<T>(text, values);
+    return rows[0] as T;
+  }
+
+  async #findPet(petId: number): Promise<Pet | undefined> {
+    if (!Number.isSafeInteger(petId)) return undefined;
+    const { rows } = await this.#pool.query<Pet>(`SELECT id, name FROM pets WHERE id = $1`, [petId]);
+    return rows[0];
+  }
+
+  /** Times are ISO 8601 in UTC, so least and greatest compare them as text. */
+  async #recordDeprecatedCalls(calls: readonly DeprecatedCalls[]): Promise<void> {
+    if (calls.length === 0) return;
+    await this.#pool.query(
+      `INSERT INTO deprecated_calls (operation_id, account_id, first_call_at, last_call_at, call_count)
+       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[])
+       ON CONFLICT (operation_id, account_id) DO UPDATE SET
+         first_call_at = least(deprecated_calls.first_call_at, excluded.first_call_at),
+         last_call_at = greatest(deprecated_calls.last_call_at, excluded.last_call_at),
+         call_count = deprecated_calls.call_count + excluded.call_count`,
+      [
+        calls.map((call) => call.operationId),
+        calls.map((call) => call.accountId),
+        calls.map((call) => call.firstCallAt),
+        calls.map((call) => call.lastCallAt),
+        calls.map((call) => call.count),
+      ],
+    );
+  }
+
+  async #listDeprecatedCalls(): Promise<DeprecatedCallListing[]> {
+    const { rows } = await this.#pool.query<DeprecatedCallListing>(
+      `SELECT d.operation_id AS "operationId", a.name AS account, d.first_call_at AS "firstCallAt",
+         d.last_call_at AS "lastCallAt", d.call_count AS count
+       FROM deprecated_calls d JOIN accounts a ON a.id = d.account_id
+       ORDER BY d.operation_id, d.last_call_at DESC, a.name`,
+    );
+    return rows;
+  }
+}
