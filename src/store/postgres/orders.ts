@@ -82,7 +82,7 @@ export class Orders {
       const readers = this.#readers;
       list = { version, rows: () => readers.stream() };
     } else {
-      const orders = first.id === null ? [] : rows.map(({ snapshot, shown, ...order }) => withoutNulls<Order>(order));
+      const orders = first.id === null ? [] : rows.map(asOrder);
       list = { version, orders: Object.freeze(orders) };
     }
     this.#list = { snapshot: first.snapshot, list };
@@ -160,6 +160,10 @@ export class Orders {
     );
     return rows[0]?.found ?? null;
   }
+}
+
+function asOrder({ id, petId, quantity, shipDate, complete }: ListRow): Order {
+  return withoutNulls({ id, petId, quantity, shipDate, complete });
 }
 
 function orderValues({ petId, quantity, shipDate, complete, status }: NewOrder) {

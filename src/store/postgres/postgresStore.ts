@@ -36,10 +36,10 @@ export interface PostgresStoreOptions extends Partial<OrderListOptions> {
 
 /** bigint ids and counts as numbers: ids are issued from 1 up and stay far below 2^53. */
 const TYPES = {
-  getTypeParser: ((oid: number, format?: string) =>
-    oid === pg.types.builtins.INT8
+  getTypeParser: ((oid: number, format?: 'text') =>
+    oid === (pg.types.builtins.INT8 as number)
       ? Number
-      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+      : (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
 };
 
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
