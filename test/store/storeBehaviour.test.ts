@@ -1,0 +1,399 @@
+// One store behaviour suite, run on SQLite and on PostgreSQL: every method and outcome of store.ts, the
+// promises that hold across the processes sharing one database (each store opened on it stands for one),
+// and a long list streamed without reading ahead of its reader.
+import type { Readable } from 'node:stream';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { displayPrefix, generateKey, keyDigest } from '../../src/keys.js';
+import type { AdminStore, NewMessage } from '../../src/store/store.js';
+import { STORE_BACKENDS, type ScratchStore } from '../support/storeBackends.js';
+
+/** A change made by another process is seen from the next turn of the event loop (SQLite's rule). */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+const message = (accountId: number, id: string, createdAt = '2026-01-01T00:00:00.000Z'): NewMessage => ({
+  id,
+  accountId,
+  message: `text of ${id}`,
+  createdAt,
+});
+
+/** How many rows the COPY running on the database has sent (pg_stat_progress_copy). */
+async function copyProgress(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ sent: string }>(
+      `SELECT tuples_processed AS sent FROM pg_stat_progress_copy WHERE datname = current_database()`,
+    );
+    if (rows.length !== 1) throw new Error(`expected one COPY in progress, found ${rows.length}`);
+    return Number(rows[0]?.sent);
+  } finally {
+    await client.end();
+  }
+}
+
+async function readAll(stream: Readable): Promise<string[]> {
+  const texts: string[] = [];
+  for await (const batch of stream) texts.push(...(batch as string[]));
+  return texts;
+}
+
+describe.each(STORE_BACKENDS)('the $name store', (backend) => {
+  let scratch: ScratchStore;
+  let store: AdminStore;
+  const others: AdminStore[] = [];
+
+  /** Another process on the same database. */
+  async function another(options = {}): Promise<AdminStore> {
+    const other = await scratch.open(options);
+    others.push(other);
+    return other;
+  }
+
+  beforeEach(async ({ skip }) => {
+    if (!backend.available) skip('TEST_DATABASE_URL is not set');
+    scratch = await backend.create();
+    store = await scratch.open({ create: true });
+  });
+
+  afterEach(async () => {
+    if (!backend.available) return;
+    for (const other of others.splice(0)) await other.close();
+    await store.close();
+    await scratch.drop();
+  });
+
+  describe('orders', () => {
+    it('lists orders that are not cancelled, by id, leaving out absent fields', async () => {
+      const a = await store.orders.addOrder({ petId: 1, quantity: 2, shipDate: '2026-01-01T00:00:00.000Z', complete: true });
+      const b = await store.orders.addOrder({ petId: 2, quantity: 1 });
+      const c = await store.orders.addOrder({ status: 'shipped' });
+      await store.orders.cancelOrder(b.id);
+      expect(await store.orders.listOrders()).toStrictEqual({
+        version: expect.any(String),
+        orders: [
+          { id: a.id, petId: 1, quantity: 2, shipDate: '2026-01-01T00:00:00.000Z', complete: true },
+          { id: c.id, complete: false },
+        ],
+      });
+    });
+
+    it('gives the operator every order with its status and times', async () => {
+      const added = await store.orders.addOrder({ petId: 7, quantity: 3 });
+      expect(added).toStrictEqual({
+        id: expect.any(Number),
+        petId: 7,
+        quantity: 3,
+        complete: false,
+        status: 'pending',
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        updatedAt: added.createdAt,
+      });
+      expect(await store.orders.findOrder(added.id)).toStrictEqual(added);
+      expect(await store.orders.findOrder(added.id + 1)).toBeUndefined();
+      expect(await store.orders.listAllOrders()).toStrictEqual([added]);
+    });
+
+    it("keeps the list's version while nothing changed, in every process, across a restart; any change gives a new one", async () => {
+      await store.orders.addOrder({ petId: 1, quantity: 1 });
+      const other = await another();
+      const first = await store.orders.listOrders();
+      expect(await store.orders.listOrders()).toBe(first);
+      expect((await other.orders.listOrders()).version).toBe(first.version);
+      const seen = [first.version];
+
+      await other.orders.addOrder({ petId: 2, quantity: 1 });
+      await nextTurn();
+      const second = await store.orders.listOrders();
+      expect(seen).not.toContain(second.version);
+      expect((await other.orders.listOrders()).version).toBe(second.version);
+      seen.push(second.version);
+
+      await other.orders.cancelOrder(1);
+      await nextTurn();
+      const third = await store.orders.listOrders();
+      expect(seen).not.toContain(third.version);
+      expect(third).toMatchObject({ orders: [{ id: 2 }] });
+      seen.push(third.version);
+
+      await store.close();
+      store = await scratch.open();
+      expect((await store.orders.listOrders()).version).toBe(third.version);
+      await store.orders.addOrder({ petId: 3, quantity: 1 });
+      expect(seen).not.toContain((await store.orders.listOrders()).version);
+    });
+
+    it('cancels only a pending order, and tells shipped from missing', async () => {
+      const pending = await store.orders.addOrder({ petId: 1, quantity: 1 });
+      const shipped = await store.orders.addOrder({ petId: 1, quantity: 1, status: 'shipped' });
+      expect(await store.orders.cancelOrder(pending.id)).toBe('cancelled');
+      expect(await store.orders.cancelOrder(pending.id)).toBe('missing');
+      expect(await store.orders.cancelOrder(shipped.id)).toBe('shipped');
+      expect((await store.orders.findOrder(shipped.id))?.status).toBe('shipped');
+      expect((await store.orders.findOrder(pending.id))?.status).toBe('cancelled');
+      expect(await store.orders.cancelOrder(999)).toBe('missing');
+      expect(await store.orders.cancelOrder(2 ** 60)).toBe('missing');
+    });
+
+    it('ships only a pending order', async () => {
+      const order = await store.orders.addOrder({ petId: 1, quantity: 1 });
+      expect(await store.orders.shipOrder(order.id)).toBe('shipped');
+      expect(await store.orders.shipOrder(order.id)).toBe('not_pending');
+      expect(await store.orders.shipOrder(999)).toBe('missing');
+    });
+
+    it('imports all orders in one transaction, or none', async () => {
+      expect(await store.orders.importOrders([{ petId: 1, quantity: 1 }, { petId: 2 }])).toBe(2);
+      // A CHECK constraint failing on the second row rolls back the first.
+      await expect(
+        store.orders.importOrders([
+          { petId: 3, quantity: 1 },
+          { petId: 4, quantity: 0 },
+        ]),
+      ).rejects.toThrow();
+      expect((await store.orders.listAllOrders()).map((order) => order.petId)).toEqual([1, 2]);
+      expect(await store.orders.importOrders([])).toBe(0);
+    });
+
+    it('counts orders by status', async () => {
+      await store.orders.importOrders([{ petId: 1 }, { petId: 2 }, { petId: 3, status: 'shipped' }]);
+      await store.orders.cancelOrder(1);
+      expect(await store.telemetry.countOrdersByStatus()).toStrictEqual({ pending: 1, shipped: 1, cancelled: 1 });
+    });
+  });
+
+  describe('across processes', () => {
+    it('200 cancels of one order racing from four processes: exactly one wins, the rest find it gone', async () => {
+      const order = await store.orders.addOrder({ petId: 1, quantity: 1 });
+      const processes = [store, await another(), await another(), await another()];
+      const outcomes = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => (processes[i % 4] as AdminStore).orders.cancelOrder(order.id)),
+      );
+      expect(outcomes.filter((outcome) => outcome === 'cancelled')).toHaveLength(1);
+      expect(outcomes.filter((outcome) => outcome === 'missing')).toHaveLength(199);
+    });
+
+    it('a cancel racing a ship from another process: each order ends shipped or cancelled, never missing', async () => {
+      await store.orders.importOrders(Array.from({ length: 100 }, () => ({ petId: 1, quantity: 1 })));
+      const other = await another();
+      const results = await Promise.all(
+        Array.from({ length: 100 }, async (_, i) => {
+          const [cancel, ship] = await Promise.all([store.orders.cancelOrder(i + 1), other.orders.shipOrder(i + 1)]);
+          return `${cancel}/${ship}`;
+        }),
+      );
+      for (const result of results) expect(['cancelled/not_pending', 'shipped/shipped']).toContain(result);
+    });
+
+    it('100 sends racing with one Idempotency-Key from four processes: one message; the rest replay it or are in flight', async () => {
+      const account = await store.keys.createAccount('acme');
+      const processes = [store, await another(), await another(), await another()];
+      const idempotency = { key: 'retry-1', fingerprint: Buffer.from('the same request') };
+      const outcomes = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          (processes[i % 4] as AdminStore).messages.enqueueMessageOnce(message(account.id, `msg_${i}`), idempotency),
+        ),
+      );
+      const queued = outcomes.filter((outcome) => outcome.outcome === 'queued');
+      expect(queued).toHaveLength(1);
+      const first = queued[0]?.outcome === 'queued' ? queued[0].message : undefined;
+      for (const outcome of outcomes) {
+        if (outcome.outcome === 'replayed') expect(JSON.parse(outcome.body)).toStrictEqual(first);
+        else if (outcome.outcome !== 'queued') expect(outcome).toStrictEqual({ outcome: 'in_flight' });
+      }
+      expect((await store.messages.listMessages()).map(({ id }) => id)).toEqual([first?.id]);
+    });
+
+    it("a key revoked by one process is not found by another's next lookup", async () => {
+      const account = await store.keys.createAccount('acme');
+      const key = generateKey();
+      await store.keys.createKey(account.id, keyDigest(key), displayPrefix(key));
+      const other = await another();
+      expect(await other.keys.findActiveKey(keyDigest(key))).toMatchObject({ accountId: account.id });
+      expect(await store.keys.revokeKeyByDigest(keyDigest(key))).toBe('revoked');
+      await nextTurn();
+      expect(await other.keys.findActiveKey(keyDigest(key))).toBeUndefined();
+    });
+  });
+
+  describe('the long list', () => {
+    const LONG = 30_000;
+
+    beforeEach(async () => {
+      await store.close();
+      store = await scratch.open({ streamOrdersAbove: 1_000, maxStreamedLists: 2 });
+      await store.orders.importOrders(Array.from({ length: LONG }, (_, i) => ({ petId: i + 1, quantity: 1 })));
+    });
+
+    it('is streamed from one snapshot: every order as JSON text, in id order, whatever is written meanwhile', async () => {
+      const list = await store.orders.listOrders();
+      if (!('rows' in list)) throw new Error('expected a streamed list');
+      const batches = (list.rows() as Readable)[Symbol.asyncIterator]();
+      const texts = (await batches.next()).value as string[];
+      // Written after the stream began: not in it.
+      await store.orders.cancelOrder(LONG);
+      await store.orders.addOrder({ petId: 1, quantity: 1 });
+      for (let next = await batches.next(); !next.done; next = await batches.next()) texts.push(...(next.value as string[]));
+      expect(texts[0]).toBe('{"id":1,"petId":1,"quantity":1,"complete":false}');
+      expect(texts.map((text) => (JSON.parse(text) as { id: number }).id)).toEqual(
+        Array.from({ length: LONG }, (_, i) => i + 1),
+      );
+    });
+
+    it('holds back the database while its reader takes nothing, in constant memory, past the socket buffers', async () => {
+      // 300,000 orders, about 14 MB of JSON: more than the socket buffers between the database and us hold.
+      const MORE = 270_000;
+      await store.orders.importOrders(Array.from({ length: MORE }, () => ({ petId: 1, quantity: 1 })));
+      const list = await store.orders.listOrders();
+      if (!('rows' in list)) throw new Error('expected a streamed list');
+      const stream = list.rows() as Readable;
+      stream.pause();
+      stream.read(0);
+      const before = process.memoryUsage();
+      for (let turn = 0; turn < 50; turn++) await nextTurn();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const after = process.memoryUsage();
+      expect(stream.readableLength).toBeLessThanOrEqual(1);
+      expect(after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers).toBeLessThan(8 * 2 ** 20);
+      if (scratch.location.kind === 'postgres') {
+        // The database's own count of the rows it has sent so far: far from all of them.
+        const sent = await copyProgress(scratch.location.url);
+        expect(sent).toBeLessThan((LONG + MORE) / 2);
+      }
+      stream.destroy();
+    });
+
+    it('streams as many lists at once as allowed, and one more once one is given back', async () => {
+      const list = await store.orders.listOrders();
+      if (!('rows' in list)) throw new Error('expected a streamed list');
+      const first = list.rows() as Readable;
+      const second = list.rows() as Readable;
+      expect(list.rows()).toBeUndefined();
+      await readAll(first);
+      second.destroy();
+      await nextTurn();
+      const third = list.rows() as Readable;
+      expect(await readAll(third)).toHaveLength(LONG);
+    });
+  });
+
+  describe('keys', () => {
+    it('finds an active key by digest, and not once it is revoked', async () => {
+      const account = await store.keys.createAccount('acme');
+      const key = generateKey();
+      const listing = await store.keys.createKey(account.id, keyDigest(key), displayPrefix(key));
+      expect(listing).toStrictEqual({
+        id: expect.any(Number),
+        account: 'acme',
+        displayPrefix: `${key.slice(0, 7)}…`,
+        createdAt: expect.any(String),
+      });
+      expect(await store.keys.findActiveKey(keyDigest(key))).toStrictEqual({
+        keyId: listing.id,
+        accountId: account.id,
+        digest: keyDigest(key),
+      });
+      expect(await store.keys.findActiveKey(keyDigest(generateKey()))).toBeUndefined();
+      expect(await store.keys.revokeKeyByDigest(keyDigest(key))).toBe('revoked');
+      expect(await store.keys.findActiveKey(keyDigest(key))).toBeUndefined();
+      expect(await store.keys.revokeKeyById(listing.id)).toBe('already_revoked');
+      expect(await store.keys.revokeKeyById(999)).toBe('missing');
+      expect(await store.keys.revokeKeyByDigest(keyDigest(generateKey()))).toBe('missing');
+      expect(await store.keys.listKeys()).toStrictEqual([{ ...listing, revokedAt: expect.any(String) }]);
+    });
+
+    it('finds an account by name with its id and creation time, and refuses a second of the same name', async () => {
+      const account = await store.keys.createAccount('acme');
+      expect(await store.keys.findAccount('acme')).toStrictEqual(account);
+      expect(await store.keys.findAccount('globex')).toBeUndefined();
+      await expect(store.keys.createAccount('acme')).rejects.toThrow();
+    });
+  });
+
+  describe('messages', () => {
+    it('are stored with their account and listed in arrival order, and counted while queued', async () => {
+      const account = await store.keys.createAccount('acme');
+      expect(await store.messages.enqueueMessage(message(account.id, 'msg_a'))).toStrictEqual({
+        id: 'msg_a',
+        message: 'text of msg_a',
+        status: 'queued',
+        createdAt: '2026-01-01T00:00:00.000Z',
+      });
+      await store.messages.enqueueMessage(message(account.id, 'msg_b', '2026-01-01T00:00:01.000Z'));
+      // As JSON text: the CLI prints these records, so their field order is part of what it shows.
+      const listed = (id: string, createdAt: string) => ({
+        id,
+        account: 'acme',
+        message: `text of ${id}`,
+        status: 'queued',
+        createdAt,
+      });
+      expect(JSON.stringify(await store.messages.listMessages())).toBe(
+        JSON.stringify([listed('msg_a', '2026-01-01T00:00:00.000Z'), listed('msg_b', '2026-01-01T00:00:01.000Z')]),
+      );
+      expect(await store.telemetry.countQueuedMessages()).toBe(2);
+    });
+
+    it('with an Idempotency-Key: queued once, replayed as first answered, refused for another request, new after a day', async () => {
+      const account = await store.keys.createAccount('acme');
+      const idempotency = { key: 'k1', fingerprint: Buffer.from('request a') };
+      const first = await store.messages.enqueueMessageOnce(message(account.id, 'msg_1'), idempotency);
+      expect(first).toStrictEqual({ outcome: 'queued', message: expect.objectContaining({ id: 'msg_1' }) });
+      const firstMessage = first.outcome === 'queued' ? first.message : undefined;
+      expect(await store.messages.enqueueMessageOnce(message(account.id, 'msg_2'), idempotency)).toStrictEqual({
+        outcome: 'replayed',
+        status: 202,
+        body: JSON.stringify(firstMessage),
+      });
+      expect(
+        await store.messages.enqueueMessageOnce(message(account.id, 'msg_3'), {
+          key: 'k1',
+          fingerprint: Buffer.from('request b'),
+        }),
+      ).toStrictEqual({ outcome: 'key_reused' });
+      // Another account's key of the same name is its own.
+      const other = await store.keys.createAccount('globex');
+      expect((await store.messages.enqueueMessageOnce(message(other.id, 'msg_4'), idempotency)).outcome).toBe('queued');
+      // A day and a millisecond later, the key is forgotten.
+      const later = await store.messages.enqueueMessageOnce(
+        message(account.id, 'msg_5', '2026-01-02T00:00:00.001Z'),
+        idempotency,
+      );
+      expect(later.outcome).toBe('queued');
+      expect((await store.messages.listMessages()).map(({ id }) => id)).toEqual(['msg_1', 'msg_4', 'msg_5']);
+    });
+  });
+
+  describe('pets, deprecated calls and readiness', () => {
+    it('adds and finds a pet', async () => {
+      const pet = await store.pets.addPet('Rex');
+      expect(await store.pets.findPet(pet.id)).toStrictEqual({ id: pet.id, name: 'Rex' });
+      expect(await store.pets.findPet(pet.id + 1)).toBeUndefined();
+      expect(await store.pets.findPet(2 ** 60)).toBeUndefined();
+    });
+
+    it('adds recorded calls to those already there, keeping the first and the last', async () => {
+      const account = await store.keys.createAccount('acme');
+      const calls = (firstCallAt: string, lastCallAt: string, count: number) => [
+        { operationId: 'getPetById', accountId: account.id, firstCallAt, lastCallAt, count },
+      ];
+      await store.telemetry.recordDeprecatedCalls(calls('2026-01-02T00:00:00.000Z', '2026-01-03T00:00:00.000Z', 2));
+      await store.telemetry.recordDeprecatedCalls(calls('2026-01-01T00:00:00.000Z', '2026-01-02T12:00:00.000Z', 3));
+      await store.telemetry.recordDeprecatedCalls([]);
+      expect(await store.telemetry.listDeprecatedCalls()).toStrictEqual([
+        {
+          operationId: 'getPetById',
+          account: 'acme',
+          firstCallAt: '2026-01-01T00:00:00.000Z',
+          lastCallAt: '2026-01-03T00:00:00.000Z',
+          count: 5,
+        },
+      ]);
+    });
+
+    it('is ready while the database answers', async () => {
+      expect(await store.isReady()).toBe(true);
+    });
+  });
+});
