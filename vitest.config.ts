@@ -3,6 +3,19 @@ import { defineConfig } from 'vitest/config';
 // `VITEST_SUITE=faults` runs test/chaos alone, one file at a time: crashes, lock holders, full disks and a
 // soak under load would disturb each other's figures, and the rest of the suite.
 const faults = process.env.VITEST_SUITE === 'faults';
+// `VITEST_SUITE=postgres` (npm run test:postgres, with TEST_STORE=postgres) runs the files whose servers use
+// the store against PostgreSQL: every operation, the checks that read it (authentication, conditional
+// requests, quotas, probes), and the faults only PostgreSQL has. The rest of the HTTP suite answers
+// before the store is reached, the same on either backend.
+const postgres = process.env.VITEST_SUITE === 'postgres';
+const onPostgres = [
+  'test/operations/**/*.test.ts',
+  'test/http/auth.test.ts',
+  'test/http/conditional.test.ts',
+  'test/http/rateLimits.test.ts',
+  'test/http/routing.test.ts',
+  'test/postgres/**/*.test.ts',
+];
 const prism = process.env.CONTRACT_PROXY === 'prism';
 // The Prism pass (`npm run test:prism`) runs again the files that send requests through the contract
 // client (test/support/http.ts). These send none, only raw bytes that never pass through Prism, or
@@ -37,6 +50,8 @@ const notThroughPrism = [
   'test/scripts/**',
   'test/server.test.ts',
   'test/store/**',
+  // Server processes of their own, which the Prism proxy does not stand in front of.
+  'test/scale/**',
   'test/telemetry/deprecatedCalls.test.ts',
   'test/telemetry/logFormat.test.ts',
   'test/telemetry/logs.test.ts',
@@ -46,14 +61,15 @@ const notThroughPrism = [
 // overwrite the report .ci/run reads.
 const report =
   process.env.VITEST_REPORT ||
-  (faults ? 'vitest-faults' : prism ? 'vitest-prism' : 'vitest');
+  (faults ? 'vitest-faults' : postgres ? 'vitest-postgres' : prism ? 'vitest-prism' : 'vitest');
 
 export default defineConfig({
   test: {
-    include: faults ? ['test/chaos/**/*.test.ts'] : ['test/**/*.test.ts'],
-    exclude: faults ? [] : ['test/chaos/**', 'node_modules/**', ...(prism ? notThroughPrism : [])],
+    include: faults ? ['test/chaos/**/*.test.ts'] : postgres ? onPostgres : ['test/**/*.test.ts'],
+    exclude:
+      faults || postgres ? [] : ['test/chaos/**', 'test/postgres/**', 'node_modules/**', ...(prism ? notThroughPrism : [])],
     fileParallelism: !faults,
-    globalSetup: faults
+    globalSetup: faults || postgres
       ? ['test/support/buildOnce.ts']
       : ['test/support/buildOnce.ts', 'test/support/generateHeyApiSdk.ts', 'test/support/prismProxy.ts'],
     testTimeout: 30_000,

@@ -11,7 +11,7 @@ import {
   uncoveredAnswers,
 } from '../support/everyAnswer.js';
 import { rawRequest } from '../support/http.js';
-import { createKey, startServer, type TestServer } from '../support/server.js';
+import { createKey, ON_POSTGRES, startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
 afterEach(async () => {
@@ -107,7 +107,8 @@ describe('the per-key quota', () => {
     expect(await server.store.messages.listMessages()).toEqual([]);
   });
 
-  it('tells where the quota stands on every answer to a valid key, whatever its status', async () => {
+  // Every status includes 409 in flight, which this test makes with SQLite's write lock.
+  it.skipIf(ON_POSTGRES)('tells where the quota stands on every answer to a valid key, whatever its status', async () => {
     const control: HandlerControl = { failure: undefined, entered: undefined };
     server = await startServer({
       handlers: controllableHandlers(control),

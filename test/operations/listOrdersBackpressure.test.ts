@@ -5,18 +5,27 @@ import type { Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createKey, startServer, type TestServer } from '../support/server.js';
 
-/** Every order stream the store opens, to measure what it holds. */
-const streams = vi.hoisted(() => [] as Readable[]);
+/** Every order stream the store opens, to measure what it holds; on either backend. */
+const { streams, recording } = vi.hoisted(() => {
+  const streams: Readable[] = [];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a mixin's constructor must take any[]
+  const recording = <T extends new (...args: any[]) => { stream(): Readable | undefined }>(Readers: T) =>
+    class extends Readers {
+      override stream() {
+        const stream = super.stream();
+        if (stream) streams.push(stream);
+        return stream;
+      }
+    };
+  return { streams, recording };
+});
 vi.mock('../../src/store/sqlite/orderStream.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/store/sqlite/orderStream.js')>();
-  class RecordingReaders extends original.OrderListReaders {
-    override stream() {
-      const stream = super.stream();
-      if (stream) streams.push(stream);
-      return stream;
-    }
-  }
-  return { ...original, OrderListReaders: RecordingReaders };
+  return { ...original, OrderListReaders: recording(original.OrderListReaders) };
+});
+vi.mock('../../src/store/postgres/orderStream.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/store/postgres/orderStream.js')>();
+  return { ...original, OrderListReaders: recording(original.OrderListReaders) };
 });
 
 let server: TestServer;

@@ -2,9 +2,9 @@
 // list over 5 orders, so the streamed form can be checked against the in-memory one. Clients that stop
 // reading, with default settings and lists that fill the socket buffers, are in test/chaos/stalledReaders.
 import { type IncomingMessage, request as httpRequest } from 'node:http';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiClient } from '../support/http.js';
+import { openStore } from '../../src/store/open.js';
 import { createKey, type StartOptions, startServer, type TestServer } from '../support/server.js';
 
 let servers: TestServer[] = [];
@@ -77,14 +77,9 @@ describe('listOrders over the streaming threshold', () => {
     const unchanged = await client.GET('/store/orders', { params: { header: { 'If-None-Match': etag } } });
     expect(unchanged.response.status).toBe(304);
 
-    const other = new Database(server.dbPath);
-    other
-      .prepare(
-        `INSERT INTO orders (pet_id, quantity, complete, status, created_at, updated_at)
-                VALUES (99, 1, 0, 'pending', 'now', 'now')`,
-      )
-      .run();
-    other.close();
+    const other = await openStore(server.database);
+    await other.orders.addOrder({ petId: 99, quantity: 1 });
+    await other.close();
     const changed = await client.GET('/store/orders', { params: { header: { 'If-None-Match': etag } } });
     expect(changed.response.status).toBe(200);
     expect(changed.data?.at(-1)).toMatchObject({ petId: 99, quantity: 1 });

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { send } from '../support/fuzz/rawHttp.js';
 import { apiClient, rawRequest } from '../support/http.js';
 import { controllableHandlers, type HandlerControl } from '../support/everyAnswer.js';
-import { createKey, startServer, type TestServer } from '../support/server.js';
+import { createKey, ON_POSTGRES, startServer, storedMessages, type TestServer } from '../support/server.js';
 
 let server: TestServer;
 afterEach(() => server.close());
@@ -24,17 +24,6 @@ function post(key: string, idempotencyKey: string | undefined, body: unknown) {
   });
 }
 
-function storedMessages(dbPath: string): { id: string; body: string }[] {
-  const reader = new Database(dbPath, { readonly: true });
-  try {
-    return reader
-      .prepare<[], { id: string; body: string }>('SELECT id, body FROM messages ORDER BY seq')
-      .all();
-  } finally {
-    reader.close();
-  }
-}
-
 describe('sendMessage with an Idempotency-Key', () => {
   it('replays the first answer to a retry with the same key and body, storing one message', async () => {
     server = await startServer();
@@ -46,7 +35,7 @@ describe('sendMessage with an Idempotency-Key', () => {
     expect(retry.json).toEqual(first.json);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(first.headers.get('idempotent-replayed')).toBeNull();
-    expect(storedMessages(server.dbPath)).toHaveLength(1);
+    expect(await storedMessages(server)).toHaveLength(1);
   });
 
   it('treats the quoted form of the IETF draft and the bare form as the same key', async () => {
@@ -55,7 +44,7 @@ describe('sendMessage with an Idempotency-Key', () => {
     const bare = await post(key, 'abc-123', { message: 'x' });
     const quoted = await post(key, '"abc-123"', { message: 'x' });
     expect(quoted.json).toEqual(bare.json);
-    expect(storedMessages(server.dbPath)).toHaveLength(1);
+    expect(await storedMessages(server)).toHaveLength(1);
   });
 
   it('answers 422 when the key comes back with a different body, and stores nothing for it', async () => {
@@ -65,7 +54,7 @@ describe('sendMessage with an Idempotency-Key', () => {
     const reused = await post(key, 'k', { message: 'second' });
     expect(reused.status).toBe(422);
     expect(reused.json).toMatchObject({ code: 'idempotency_key_reused', status: 422 });
-    expect(storedMessages(server.dbPath).map((row) => row.body)).toEqual(['first']);
+    expect((await storedMessages(server)).map((row) => row.message)).toEqual(['first']);
   });
 
   it('keeps keys per account: another account with the same key gets its own message', async () => {
@@ -85,7 +74,7 @@ describe('sendMessage with an Idempotency-Key', () => {
     const answers = await Promise.all(
       Array.from({ length: 50 }, () => post(key, 'burst', { message: 'only one' })),
     );
-    const stored = storedMessages(server.dbPath);
+    const stored = await storedMessages(server);
     expect(stored).toHaveLength(1);
     for (const answer of answers) {
       if (answer.status === 202) expect((answer.json as { id: string }).id).toBe(stored[0]?.id);
@@ -93,7 +82,8 @@ describe('sendMessage with an Idempotency-Key', () => {
     }
   });
 
-  it('answers 409 to a second request while the first with the same key waits to be written', async () => {
+  // SQLite's write lock, held by another connection; PostgreSQL's rule is in test/store/storeBehaviour.
+  it.skipIf(ON_POSTGRES)('answers 409 to a second request while the first with the same key waits to be written', async () => {
     const control: HandlerControl = { failure: undefined, entered: undefined };
     server = await startServer({ handlers: controllableHandlers(control) });
     const { key } = await createKey(server.store);
@@ -112,10 +102,10 @@ describe('sendMessage with an Idempotency-Key', () => {
     expect(second.status).toBe(409);
     expect(second.json).toMatchObject({ code: 'idempotency_key_in_use', status: 409 });
     expect((await first).status).toBe(202);
-    expect(storedMessages(server.dbPath)).toHaveLength(1);
+    expect(await storedMessages(server)).toHaveLength(1);
   });
 
-  it('replays after a restart of the server on the same file', async () => {
+  it.skipIf(ON_POSTGRES)('replays after a restart of the server on the same file', async () => {
     server = await startServer();
     const { key } = await createKey(server.store);
     const first = await post(key, 'survives', { message: 'durable' });
@@ -135,7 +125,7 @@ describe('sendMessage with an Idempotency-Key', () => {
     server = restarted;
     expect(retry.status).toBe(202);
     expect(retry.json).toEqual(first.json);
-    expect(storedMessages(dbPath)).toHaveLength(1);
+    expect(await storedMessages(server)).toHaveLength(1);
     rmSync(dirname(dbPath), { recursive: true, force: true });
   });
 
@@ -151,7 +141,7 @@ describe('sendMessage with an Idempotency-Key', () => {
     expect(later.status).toBe(202);
     expect(later.headers.get('idempotent-replayed')).toBeNull();
     expect((later.json as { id: string }).id).not.toBe((first.json as { id: string }).id);
-    expect(storedMessages(server.dbPath)).toHaveLength(2);
+    expect(await storedMessages(server)).toHaveLength(2);
   });
 
   it('accepts a key of 255 characters, bare or quoted, as the same key', async () => {
@@ -171,7 +161,7 @@ describe('sendMessage with an Idempotency-Key', () => {
       const answer = await post(key, idempotencyKey, { message: 'x' });
       expect(answer.status).toBe(400);
       expect(answer.json).toMatchObject({ code: 'invalid_request' });
-      expect(storedMessages(server.dbPath)).toHaveLength(0);
+      expect(await storedMessages(server)).toHaveLength(0);
     },
   );
 
@@ -189,7 +179,7 @@ describe('sendMessage with an Idempotency-Key', () => {
       body: new TextEncoder().encode(JSON.stringify({ message: 'x' })),
     });
     expect(answer.status).toBe(400);
-    expect(storedMessages(server.dbPath)).toHaveLength(0);
+    expect(await storedMessages(server)).toHaveLength(0);
   });
 
   it('is typed in the generated client', async () => {

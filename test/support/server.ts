@@ -1,4 +1,5 @@
-// A real server on a real SQLite file in a temporary folder, listening on a free loopback port.
+// A real server on a real SQLite file in a temporary folder, listening on a free loopback port; or, with
+// TEST_STORE=postgres, on a database of its own on TEST_DATABASE_URL's PostgreSQL (npm run test:postgres).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,12 +11,16 @@ import type { RateLimits } from '../../src/config.js';
 import { loadContract } from '../../src/contract/document.js';
 import { displayPrefix, generateKey, keyDigest } from '../../src/keys.js';
 import { SERVER_BUSY_TIMEOUT_MS } from '../../src/store/sqlite/open.js';
+import type { DatabaseLocation } from '../../src/databaseUrl.js';
 import { openStore } from '../../src/store/open.js';
-import type { AdminStore } from '../../src/store/store.js';
+import type { AdminStore, StoredMessage } from '../../src/store/store.js';
+import { scratchPostgres } from './postgres.js';
 
 export interface TestServer {
   baseUrl: string;
+  /** The SQLite file; on PostgreSQL, empty. */
   dbPath: string;
+  database: DatabaseLocation;
   store: AdminStore;
   app: FastifyInstance;
   /** Every log line the server wrote, as text. */
@@ -51,8 +56,11 @@ export async function startServer({
   ...options
 }: StartOptions = {}): Promise<TestServer> {
   const folder = mkdtempSync(join(tmpdir(), 'store-orders-test-'));
-  const dbPath = existingDbPath ?? join(folder, 'store.db');
-  const store = await openStore({ kind: 'sqlite', path: dbPath }, {
+  const onPostgres = process.env.TEST_STORE === 'postgres' && existingDbPath === undefined;
+  const postgres = onPostgres ? await scratchPostgres() : undefined;
+  const dbPath = postgres ? '' : (existingDbPath ?? join(folder, 'store.db'));
+  const database: DatabaseLocation = postgres ? { kind: 'postgres', url: postgres.url } : { kind: 'sqlite', path: dbPath };
+  const store = await openStore(database, {
     synchronous: 'FULL',
     ...(streamOrdersAbove !== undefined && { streamOrdersAbove }),
     ...(writeWaitMs !== undefined && { writeWaitMs }),
@@ -72,15 +80,30 @@ export async function startServer({
   return {
     baseUrl: `http://127.0.0.1:${address.port}`,
     dbPath,
+    database,
     store,
     app,
     logs,
     async close() {
       await app.close();
       await store.close();
+      await postgres?.drop();
       rmSync(folder, { recursive: true, force: true });
     },
   };
+}
+
+/** Whether this run's servers are on PostgreSQL (npm run test:postgres); SQLite's own mechanisms are not. */
+export const ON_POSTGRES = process.env.TEST_STORE === 'postgres';
+
+/** What another process sees of a server's database: its messages, through a store of its own. */
+export async function storedMessages(server: TestServer): Promise<StoredMessage[]> {
+  const other = await openStore(server.database);
+  try {
+    return await other.messages.listMessages();
+  } finally {
+    await other.close();
+  }
 }
 
 /** A new key for a new (or existing) account, made the way the CLI makes it. */

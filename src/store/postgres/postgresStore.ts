@@ -154,9 +154,10 @@ export class PostgresStore implements AdminStore {
     );
   }
 
+  /** Once: closing again changes nothing. */
   async close(): Promise<void> {
-    await this.#readers.close();
-    await this.#pool.end();
+    if (this.#pool.ending) return;
+    await Promise.all([this.#readers.close(), this.#pool.end()]);
   }
 
   describe(): Record<string, string | boolean> {
