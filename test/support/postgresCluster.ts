@@ -1,7 +1,7 @@
 // A PostgreSQL cluster of a test's own (scripts/throwaway-postgres.sh), for faults that touch the whole
 // server: a restart or a crash must not disturb the other tests' databases.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +36,51 @@ export async function startCluster(): Promise<Cluster> {
     },
     remove: async () => {
       await pgCtl('-m', 'immediate', 'stop').catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Bouncer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * PgBouncer in transaction mode in front of `cluster`: each transaction may run on another server
+ * connection, so nothing may outlive one (named prepared statements, session settings).
+ */
+export async function startPgBouncer(cluster: Cluster, serverConnections: number): Promise<Bouncer> {
+  const target = new URL(cluster.url);
+  const dir = mkdtempSync(join(tmpdir(), 'store-orders-pgbouncer-'));
+  const port = String(Number(target.port) + 1);
+  writeFileSync(
+    join(dir, 'pgbouncer.ini'),
+    [
+      '[databases]',
+      `* = host=127.0.0.1 port=${target.port} user=postgres`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      'unix_socket_dir =',
+      'auth_type = any',
+      'pool_mode = transaction',
+      `default_pool_size = ${serverConnections}`,
+      'max_client_conn = 500',
+      `logfile = ${join(dir, 'pgbouncer.log')}`,
+      `pidfile = ${join(dir, 'pgbouncer.pid')}`,
+    ].join('\n'),
+  );
+  if (process.getuid?.() === 0) await run('chown', ['-R', 'postgres:', dir]);
+  // PgBouncer refuses to run as root.
+  await run(...asOwner(['/usr/sbin/pgbouncer', '-d', join(dir, 'pgbouncer.ini')]));
+  const url = new URL(cluster.url);
+  url.port = port;
+  return {
+    url: url.toString(),
+    stop: async () => {
+      const pid = Number(readFileSync(join(dir, 'pgbouncer.pid'), 'utf8'));
+      process.kill(pid, 'SIGINT');
       rmSync(dir, { recursive: true, force: true });
     },
   };
