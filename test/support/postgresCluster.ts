@@ -78,10 +78,11 @@ export async function startPgBouncer(cluster: Cluster, serverConnections: number
   url.port = port;
   return {
     url: url.toString(),
-    stop: async () => {
+    stop: () => {
       const pid = Number(readFileSync(join(dir, 'pgbouncer.pid'), 'utf8'));
       process.kill(pid, 'SIGINT');
       rmSync(dir, { recursive: true, force: true });
+      return Promise.resolve();
     },
   };
 }
