@@ -68,7 +68,7 @@ describe.skipIf(!TEST_DATABASE_URL)('one server of three killed, round after rou
 
     for (let round = 0; round < ROUNDS; round++) {
       const at = round % servers.length;
-      dead = servers[at] as ServerProcess;
+      dead = servers[at];
       const acknowledged = cancelled.length + queued.length;
       while (cancelled.length + queued.length < acknowledged + 50) await new Promise((resolve) => setTimeout(resolve, 5));
       dead.child.kill('SIGKILL');
