@@ -68,11 +68,13 @@ describe.skipIf(!TEST_DATABASE_URL)('one server of three killed, round after rou
 
     for (let round = 0; round < ROUNDS; round++) {
       const at = round % servers.length;
-      dead = servers[at];
+      const victim = servers[at];
+      if (!victim) throw new Error(`no server ${at}`);
+      dead = victim;
       const acknowledged = cancelled.length + queued.length;
       while (cancelled.length + queued.length < acknowledged + 50) await new Promise((resolve) => setTimeout(resolve, 5));
-      dead.child.kill('SIGKILL');
-      await dead.finished;
+      victim.child.kill('SIGKILL');
+      await victim.finished;
       servers[at] = await start();
     }
     stopped = true;
