@@ -1,7 +1,7 @@
 // Every script in package.json runs in CI: most as a step of `npm test` itself, the rest here as short
 // smoke runs, so none can rot unseen (`npm run bench` once did). This file is in the sequential suite
 // because `start` and `bench` rebuild dist/, which tests running beside them would read half-written.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,9 +71,9 @@ describe('package.json scripts', () => {
     expect(gone).toEqual([]);
   });
 
-  it('npm start builds, creates the database and serves the API on SQLite', async () => {
-    const dbPath = join(folder, 'start', 'store.db');
-    const { child, run } = npmRun('start', [], { DATABASE_URL: dbPath, PORT: '0', LOG_LEVEL: 'info' });
+  /** `npm start` with `env` until it listens; then the checks, then a stop. Returns what it printed. */
+  async function npmStart(env: NodeJS.ProcessEnv, check: (baseUrl: string) => Promise<void>): Promise<string> {
+    const { child, run } = npmRun('start', [], { PORT: '0', LOG_LEVEL: 'info', ...env });
     let output = '';
     child.stdout?.on('data', (chunk) => {
       output += String(chunk);
@@ -87,12 +87,48 @@ describe('package.json scripts', () => {
     try {
       expect(baseUrl, output).toBeDefined();
       expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
+      expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200);
       expect((await fetch(`${baseUrl}/v1/store/orders`)).status).toBe(401);
+      await check(baseUrl as string);
     } finally {
       process.kill(-(child.pid as number), 'SIGTERM');
     }
     await run;
+    return output;
+  }
+
+  it('npm start builds, creates the database and serves the API on SQLite', async () => {
+    await npmStart({ DATABASE_URL: join(folder, 'start', 'store.db') }, () => Promise.resolve());
   }, 90_000);
+
+  it("npm start serves the API on PostgreSQL, with the README's two lines, never printing the password", async () => {
+    // A folder of its own: the script gives it to the `postgres` user, who cannot enter this file's folder.
+    const cluster = mkdtempSync(join(tmpdir(), 'store-orders-start-postgres-'));
+    const port = String(57_000 + Math.floor(Math.random() * 2_000));
+    const started = spawnSync(join(root, 'scripts/throwaway-postgres.sh'), ['start', cluster, port], { encoding: 'utf8' });
+    expect(started.status, started.stderr).toBe(0);
+    try {
+      // The throwaway cluster trusts local connections: the password is there to be hidden, not checked.
+      const url = started.stdout.trim().replace('postgres@', 'postgres:not-to-be-shown@');
+      const output = await npmStart({ DATABASE_URL: url }, async (baseUrl) => {
+        const created = spawnSync('node', ['dist/cli/main.js', 'accounts', 'create', 'acme'], { cwd: root, env: { ...process.env, DATABASE_URL: url } });
+        expect(created.status).toBe(0);
+        const key = spawnSync('node', ['dist/cli/main.js', 'keys', 'create', '--account', 'acme'], {
+          cwd: root,
+          env: { ...process.env, DATABASE_URL: url },
+          encoding: 'utf8',
+        }).stdout.trim();
+        const list = await fetch(`${baseUrl}/v1/store/orders`, { headers: { Authorization: `Bearer ${key}` } });
+        expect(list.status).toBe(200);
+        expect(await list.json()).toEqual([]);
+      });
+      expect(output).toContain(`postgres://postgres:***@127.0.0.1:${port}/postgres`);
+      expect(output).not.toContain('not-to-be-shown');
+    } finally {
+      spawnSync(join(root, 'scripts/throwaway-postgres.sh'), ['stop', cluster]);
+      rmSync(cluster, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('npm run pack:client builds, then prints the client tarball\'s path alone on stdout', async () => {
     const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
