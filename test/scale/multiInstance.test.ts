@@ -1,0 +1,162 @@
+// Three server processes on one database, clients spread over them: every promise the API makes holds
+// across them, on a SQLite file as on PostgreSQL. The rate limits alone are per process, as the contract
+// says.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/open.js';
+import { scratchPostgres, TEST_DATABASE_URL } from '../support/postgres.js';
+import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+
+interface Backend {
+  name: string;
+  available: boolean;
+  /** A new database: its DATABASE_URL, and how to remove it. */
+  create(): Promise<{ url: string; drop(): Promise<void> }>;
+}
+
+const BACKENDS: Backend[] = [
+  {
+    name: 'one SQLite file',
+    available: true,
+    create: async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'store-orders-instances-'));
+      const url = join(folder, 'store.db');
+      expect((await runCli(['init'], { DATABASE_URL: url })).code).toBe(0);
+      return { url, drop: () => Promise.resolve(rmSync(folder, { recursive: true, force: true })) };
+    },
+  },
+  {
+    name: 'one PostgreSQL database',
+    available: TEST_DATABASE_URL !== undefined,
+    create: async () => {
+      const database = await scratchPostgres();
+      expect((await runCli(['init'], { DATABASE_URL: database.url })).code).toBe(0);
+      return { url: database.url, drop: () => database.drop() };
+    },
+  },
+];
+
+describe.each(BACKENDS)('three servers on $name', (backend) => {
+  let database: { url: string; drop(): Promise<void> };
+  let servers: ServerProcess[] = [];
+  let key: string;
+
+  async function startThree(env: NodeJS.ProcessEnv = {}) {
+    servers = await Promise.all(
+      [0, 1, 2].map(() => spawnServer({ DATABASE_URL: database.url, LOG_LEVEL: 'warn', ...env }, { init: false })),
+    );
+  }
+
+  /** Request number `i` goes to server `i` mod 3. */
+  const call = (i: number, path: string, init: RequestInit = {}, bearer = key) =>
+    fetch(`${servers[i % servers.length]?.baseUrl}/v1${path}`, {
+      ...init,
+      headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json', ...init.headers },
+    });
+
+  async function withStore<T>(work: (store: Awaited<ReturnType<typeof openStore>>) => Promise<T>): Promise<T> {
+    const location = database.url.startsWith('postgres') ? { kind: 'postgres' as const, url: database.url } : { kind: 'sqlite' as const, path: database.url };
+    const store = await openStore(location);
+    try {
+      return await work(store);
+    } finally {
+      await store.close();
+    }
+  }
+
+  beforeEach(async ({ skip }) => {
+    if (!backend.available) skip('TEST_DATABASE_URL is not set');
+    database = await backend.create();
+    await runCli(['accounts', 'create', 'acme'], { DATABASE_URL: database.url });
+    key = (await runCli(['keys', 'create', '--account', 'acme'], { DATABASE_URL: database.url })).stdout.trim();
+  }, 30_000);
+
+  afterEach(async () => {
+    if (!backend.available) return;
+    for (const server of servers) server.child.kill('SIGKILL');
+    await Promise.all(servers.map((server) => server.finished));
+    servers = [];
+    await database.drop();
+  });
+
+  it('40 concurrent cancels of one order: exactly one 204, the rest 404 (a cancelled order is gone)', async () => {
+    await startThree();
+    const order = await withStore((store) => store.orders.addOrder({ petId: 1, quantity: 1 }));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => call(i, `/store/orders/${order.id}`, { method: 'DELETE' })),
+    );
+    const statuses = answers.map(({ status }) => status);
+    expect(statuses.filter((status) => status === 204)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 404)).toHaveLength(39);
+  });
+
+  it('100 concurrent sends with one Idempotency-Key: one message; every other answer replays it or is 409 in flight', async () => {
+    await startThree();
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        call(i, '/messages', {
+          method: 'POST',
+          headers: { 'Idempotency-Key': 'one-order-please' },
+          body: JSON.stringify({ message: 'only once' }),
+        }),
+      ),
+    );
+    const stored = await withStore((store) => store.messages.listMessages());
+    expect(stored).toHaveLength(1);
+    for (const answer of answers) {
+      const body = (await answer.json()) as { id?: string; code?: string };
+      if (answer.status === 202) expect(body.id).toBe(stored[0]?.id);
+      else expect({ status: answer.status, code: body.code }).toEqual({ status: 409, code: 'idempotency_key_in_use' });
+    }
+  });
+
+  it('a key revoked with the CLI is refused by every server from its very next request', async () => {
+    await startThree();
+    for (const i of [0, 1, 2]) expect((await call(i, '/store/orders')).status).toBe(200);
+    expect((await runCli(['keys', 'revoke', key], { DATABASE_URL: database.url })).code).toBe(0);
+    for (const i of [0, 1, 2]) expect((await call(i, '/store/orders')).status).toBe(401);
+  });
+
+  it("an order cancelled on one server is gone from every server's next list; the ETags agree, short list and long", async () => {
+    await startThree();
+    const etags = async () => {
+      const lists = await Promise.all([0, 1, 2].map((i) => call(i, '/store/orders')));
+      const bodies = await Promise.all(lists.map((list) => list.text()));
+      return { etags: lists.map((list) => list.headers.get('etag')), bodies };
+    };
+    for (const orders of [3, 10_001]) {
+      await withStore((store) => store.orders.importOrders(Array.from({ length: orders }, () => ({ petId: 1, quantity: 1 }))));
+      const before = await etags();
+      expect(new Set(before.etags).size).toBe(1);
+      expect(new Set(before.bodies).size).toBe(1);
+      const [first] = JSON.parse(before.bodies[0] as string) as { id: number }[];
+      expect((await call(1, `/store/orders/${first?.id}`, { method: 'DELETE' })).status).toBe(204);
+      const after = await etags();
+      expect(new Set(after.etags).size).toBe(1);
+      expect(after.etags[0]).not.toBe(before.etags[0]);
+      for (const body of after.bodies) expect(body).not.toContain(`{"id":${first?.id},`);
+    }
+  });
+
+  it('counts the rate limit per server: a key gets its quota from each of them', async () => {
+    await startThree({ RATE_LIMIT_REQUESTS: '3' });
+    /** Twelve requests, spread over the three servers; `undefined` if a window ended on the way. */
+    const twelve = async () => {
+      const answers: { status: number; remaining: string | undefined; reset: number }[] = [];
+      for (let i = 0; i < 12; i++) {
+        const response = await call(i, '/store/orders');
+        const [, remaining, reset] = /;r=(\d+);t=(\d+)$/.exec(response.headers.get('ratelimit') ?? '') ?? [];
+        answers.push({ status: response.status, remaining, reset: Number(reset) });
+      }
+      const windowEnded = answers.some((answer, i) => i > 0 && answer.reset > (answers[i - 1]?.reset ?? 0));
+      return windowEnded ? undefined : answers;
+    };
+    // The windows are fixed on the clock: a run that crosses the end of one is taken again.
+    const answers = (await twelve()) ?? (await twelve());
+    // Requests 0 to 8 are each server's three, the first of each leaving two; 9 to 11 each server's fourth.
+    expect(answers?.map(({ status }) => status)).toEqual([...Array<number>(9).fill(200), 429, 429, 429]);
+    expect(answers?.slice(0, 3).map(({ remaining }) => remaining)).toEqual(['2', '2', '2']);
+  });
+});
