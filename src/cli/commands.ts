@@ -5,6 +5,7 @@ import { accounts } from './accounts.js';
 import { noArguments, onlyOptions } from './args.js';
 import { backup } from './backup.js';
 import type { Entry } from './command.js';
+import { copy } from './copy.js';
 import { deprecations } from './deprecations.js';
 import { init } from './init.js';
 import { UsageError } from './io.js';
@@ -43,6 +44,7 @@ export const COMMANDS: Record<string, Entry> = {
   messages,
   deprecations,
   backup,
+  copy,
   version: {
     usage: 'version',
     summary: 'print the version (also --version)',
