@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+/** Unset when empty: CI's lines without PostgreSQL pass an empty value. */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 
 export interface ScratchPostgres {
   url: string;
