@@ -124,6 +124,44 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
       expect(seen).not.toContain((await store.orders.listOrders()).version);
     });
 
+    it("keeps the list's version while only other things are written, and gives each of 1,100 order changes a new one", async () => {
+      await store.orders.addOrder({ petId: 1, quantity: 1 });
+      const other = await another();
+      const before = (await store.orders.listOrders()).version;
+
+      const account = await other.keys.createAccount('someone');
+      await other.keys.createKey(account.id, keyDigest(generateKey()), 'sok_abcd');
+      await other.messages.enqueueMessage(message(account.id, 'msg_1'));
+      await other.pets.addPet('Rex');
+      await other.telemetry.recordDeprecatedCalls([
+        { operationId: 'getPetById', accountId: account.id, firstCallAt: '2026-01-01T00:00:00.000Z', lastCallAt: '2026-01-01T00:00:00.000Z', count: 1 },
+      ]);
+      if (scratch.location.kind === 'postgres') {
+        // Transactions of another database of the same server move every snapshot, not the list.
+        const elsewhere = await backend.create();
+        const stranger = await elsewhere.open({ create: true });
+        await stranger.orders.addOrder({ petId: 1, quantity: 1 });
+        await stranger.close();
+        await elsewhere.drop();
+      }
+      await nextTurn();
+      expect((await store.orders.listOrders()).version).toBe(before);
+      expect((await other.orders.listOrders()).version).toBe(before);
+
+      // Past the thousandth change, where PostgreSQL folds its count of changes.
+      const seen = new Set([before]);
+      for (let change = 0; change < 1_100; change++) {
+        await other.orders.addOrder({ petId: 1, quantity: 1 });
+        const { version } = await other.orders.listOrders();
+        expect(seen.has(version)).toBe(false);
+        seen.add(version);
+      }
+      await nextTurn();
+      const after = await store.orders.listOrders();
+      expect(after.version).toBe((await other.orders.listOrders()).version);
+      expect(after).toMatchObject({ orders: { length: 1_101 } });
+    });
+
     it('cancels only a pending order, and tells shipped from missing', async () => {
       const pending = await store.orders.addOrder({ petId: 1, quantity: 1 });
       const shipped = await store.orders.addOrder({ petId: 1, quantity: 1, status: 'shipped' });

@@ -1,5 +1,4 @@
 // Orders: the API's list and cancellation, and the operator's additions, shipping and listings.
-import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
 import type {
   CancelOutcome,
@@ -15,13 +14,17 @@ import type { OrderListReaders } from './orderStream.js';
 const ORDER_COLUMNS = `id, pet_id AS "petId", quantity, ship_date AS "shipDate", complete`;
 const STORED_ORDER_COLUMNS = `${ORDER_COLUMNS}, status, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
+/** How many commits changed orders, as this statement's snapshot sees them (migration 2). */
+const ORDER_CHANGES = `SELECT ((SELECT changes FROM order_changes_base)
+  + (SELECT count(*) FROM order_changes))::text AS changes`;
+
 /**
- * The snapshot's text, the count of orders shown (up to $1) and, when there are fewer than $1, the orders
- * themselves: one statement, so one snapshot, which the version then names exactly.
+ * The count of order changes, the count of orders shown (up to $1) and, when there are fewer than $1, the
+ * orders themselves: one statement, so one snapshot, which the count then names exactly.
  */
 const READ_LIST = `
-  SELECT current.snapshot, counted.shown, o.id, o."petId", o.quantity, o."shipDate", o.complete
-  FROM (SELECT pg_current_snapshot()::text AS snapshot) current
+  SELECT current.changes, counted.shown, o.id, o."petId", o.quantity, o."shipDate", o.complete
+  FROM (${ORDER_CHANGES}) current
   CROSS JOIN (
     SELECT count(*)::integer AS shown FROM (SELECT 1 FROM orders WHERE status <> 'cancelled' LIMIT $1) c
   ) counted
@@ -30,7 +33,7 @@ const READ_LIST = `
   ) o ON true
   ORDER BY o.id`;
 
-type ListRow = { snapshot: string; shown: number } & { [K in keyof Order]: Order[K] | null };
+type ListRow = { changes: string; shown: number } & { [K in keyof Order]: Order[K] | null };
 
 export interface OrderListOptions {
   /** Lists longer than this are streamed rather than held in memory. */
@@ -43,7 +46,7 @@ export class Orders {
   readonly #now: () => string;
   readonly #streamOrdersAbove: number;
   readonly #databaseId: string;
-  #list: { snapshot: string; list: OrderList } | undefined;
+  #list: { changes: string; list: OrderList } | undefined;
 
   constructor(
     pool: Pool,
@@ -60,23 +63,21 @@ export class Orders {
   }
 
   /**
-   * The version is the database's identity and its snapshot: equal snapshots see the same committed data,
-   * in every server on the database, and PostgreSQL's transaction ids never go back. The snapshot moves
-   * with any commit, so the list is read again only after something was written; the check costs one
-   * round trip per list, which is what makes a change on another server seen by the next request.
+   * The version is the database's identity and the count of commits that changed orders (migration 2):
+   * the same in every server on the database, and it never goes back. The list is read again only after
+   * orders changed; the check costs one round trip per list, which is what makes a change on another
+   * server seen by the next request.
    */
   async list(): Promise<OrderList> {
     const last = this.#list;
     if (last) {
-      const { rows } = await this.#pool.query<{ snapshot: string }>(
-        `SELECT pg_current_snapshot()::text AS snapshot`,
-      );
-      if (rows[0]?.snapshot === last.snapshot) return last.list;
+      const { rows } = await this.#pool.query<{ changes: string }>(ORDER_CHANGES);
+      if (rows[0]?.changes === last.changes) return last.list;
     }
     const { rows } = await this.#pool.query<ListRow>(READ_LIST, [this.#streamOrdersAbove + 1]);
     const [first] = rows;
     if (!first) throw new Error('the order list query returned no row');
-    const version = `${this.#databaseId}-${createHash('sha256').update(first.snapshot).digest('base64url').slice(0, 22)}`;
+    const version = `${this.#databaseId}-${first.changes}`;
     let list: OrderList;
     if (first.shown > this.#streamOrdersAbove) {
       const readers = this.#readers;
@@ -85,7 +86,7 @@ export class Orders {
       const orders = first.id === null ? [] : rows.map(asOrder);
       list = { version, orders: Object.freeze(orders) };
     }
-    this.#list = { snapshot: first.snapshot, list };
+    this.#list = { changes: first.changes, list };
     return list;
   }
 
