@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // `VITEST_SUITE=faults` runs test/chaos alone, one file at a time: crashes, lock holders, full disks and a
@@ -69,6 +70,9 @@ export default defineConfig({
     exclude:
       faults || postgres ? [] : ['test/chaos/**', 'test/postgres/**', 'node_modules/**', ...(prism ? notThroughPrism : [])],
     fileParallelism: !faults,
+    // Most files spend their time waiting on servers and sockets, so two of them at once fit even two
+    // cores (vitest would otherwise run one file at a time there, leaving a core idle).
+    maxWorkers: faults ? 1 : Math.max(2, availableParallelism() - 1),
     globalSetup: faults || postgres
       ? ['test/support/buildOnce.ts']
       : ['test/support/buildOnce.ts', 'test/support/generateHeyApiSdk.ts', 'test/support/prismProxy.ts'],
