@@ -1,18 +1,22 @@
 // `npm run bench`: the project against its baselines, side by side in one run. Each scenario starts
 // every contender on its own copy of the same database, then alternates their load runs over ROUNDS
 // rounds and prints medians and ratios. BENCH_SECONDS (default 5) and BENCH_ROUNDS (default 3) tune it;
-// BENCH_ONLY=list,write,cold,big picks scenarios. BENCH_SMOKE=1 runs every scenario once on small data,
+// BENCH_ONLY=list,write,cold,big,workers,postgres picks scenarios. BENCH_SMOKE=1 runs every scenario once on small data,
 // one 1-second round at a low request rate, to prove the bench still works at little cost (the test suite
 // runs it); its figures mean nothing.
 // Any contender that exits, never answers its probe within BENCH_START_TIMEOUT_MS (default 30000), or
 // answers a load run with an error ends the bench at once with exit status 1, its name and its stderr.
+// The postgres scenario runs on BENCH_POSTGRES_URL's server (a database of its own per contender), or else
+// on a throwaway cluster that scripts/throwaway-postgres.sh starts; without either it prints why it skipped.
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { availableParallelism } from 'node:os';
-import { dirname } from 'node:path';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
+import { ORDERS_AS_JSON } from '../dist/store/postgres/orderStream.js';
 import { seedDatabase } from './seed.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -20,15 +24,15 @@ const SMOKE = process.env.BENCH_SMOKE === '1';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 1 : 5));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (SMOKE ? 1 : 3));
 const START_TIMEOUT_MS = Number(process.env.BENCH_START_TIMEOUT_MS ?? 30_000);
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'list,write,cold,big,workers').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'list,write,cold,big,workers,postgres').split(','));
 const CONNECTIONS = SMOKE ? 4 : 50;
 // The smoke run's load is capped (requests per second per run), so that it costs the suite little CPU.
 const SMOKE_RATE = 100;
 // Order counts. The smoke run keeps one size per scenario: its big list is over 10,000 orders, so it is
 // streamed, and its writes have more pending orders than its capped second of cancels can use.
 const SIZES = SMOKE
-  ? { lists: [100], writes: 1_000, big: [20_000] }
-  : { lists: [100, 10_000], writes: 400_000, big: [10_000, 100_000, 1_000_000] };
+  ? { lists: [100], writes: 1_000, big: [20_000], postgresBig: 20_000 }
+  : { lists: [100, 10_000], writes: 400_000, big: [10_000, 100_000, 1_000_000], postgresBig: 1_000_000 };
 const COLD_ROUNDS = SMOKE ? ROUNDS : Math.max(ROUNDS, 5);
 
 const ENTRIES = {
@@ -38,6 +42,7 @@ const ENTRIES = {
   naive: `${root}bench/servers/naive.mjs`,
   fastifyRoute: `${root}bench/servers/fastifyRoute.mjs`,
   limit: `${root}bench/servers/limit.mjs`,
+  pgRoute: `${root}bench/servers/pgRoute.mjs`,
 };
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -57,6 +62,8 @@ function freePort() {
 const running = new Set();
 /** The seeded databases' folders, removed when the bench ends either way. */
 const folders = new Set();
+/** What else the bench ends, either way: the PostgreSQL cluster it started. */
+const cleanups = [];
 
 async function seeded(orderCount) {
   const seed = await seedDatabase(orderCount);
@@ -65,6 +72,7 @@ async function seeded(orderCount) {
 }
 
 function removeFolders() {
+  for (const cleanup of cleanups.splice(0)) cleanup();
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 }
 
@@ -82,13 +90,16 @@ const described = (contender) =>
   `contender "${contender.kind}"; its stderr:\n${contender.stderr.trim() || '(empty)'}`;
 
 /**
- * A contender on its own copy of `dbPath`; resolves once `probe` answers 200 (by default an
- * authenticated listOrders, which is also what cold start measures). The load scenarios start theirs
- * together; cold start starts one at a time, since it times them.
+ * A contender on its own copy of the SQLite file at `database`, or on the PostgreSQL database it names;
+ * resolves once `probe` answers 200 (by default an authenticated listOrders, which is also what cold start
+ * measures). The load scenarios start theirs together; cold start starts one at a time, since it times them.
  */
-async function start(kind, dbPath, key, env = {}, probe = '/v1/store/orders') {
-  const copy = `${dbPath}.${kind}.${Math.random().toString(36).slice(2)}`;
-  copyFileSync(dbPath, copy);
+async function start(kind, database, key, env = {}, probe = '/v1/store/orders') {
+  let copy = database;
+  if (!database.startsWith('postgres://')) {
+    copy = `${database}.${kind}.${Math.random().toString(36).slice(2)}`;
+    copyFileSync(database, copy);
+  }
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, [ENTRIES[kind]], {
@@ -319,19 +330,11 @@ async function coldStartScenario() {
   ]);
 }
 
-async function bigListScenario(orderCount) {
-  const { path, key } = await seeded(orderCount);
-  const sql = `SELECT id, pet_id AS petId, quantity, ship_date AS shipDate, complete FROM orders WHERE status <> 'cancelled' ORDER BY id`;
-  const cliStarted = performance.now();
-  execFileSync('sqlite3', ['-json', path, sql], {
-    maxBuffer: 1 << 30,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const cliMs = performance.now() - cliStarted;
-
-  // Ready on /healthz, so the list is read for the first time by the measured request.
-  const server = await start('project', path, key, {}, '/healthz');
-  const baselineRss = peakRssMiB(server.child);
+/**
+ * The whole list read by one client, timed; then again while four clients keep asking for `smallPath`, each
+ * of whose latencies counts, including the requests held up by the list.
+ */
+async function readBigList(server, key, smallPath) {
   const readList = async () => {
     const started = performance.now();
     const response = await fetch(`${server.url}/v1/store/orders`, {
@@ -342,17 +345,15 @@ async function bigListScenario(orderCount) {
     for await (const chunk of response.body) bytes += chunk.length;
     return { ms: performance.now() - started, bytes };
   };
-  // First the list alone, timed; then again while four clients keep asking for /healthz, each of whose
-  // latencies counts, including the requests held up by the list.
-  const { ms: httpMs, bytes } = await readList();
+  const { ms, bytes } = await readList();
   let listing = true;
   const latencies = [];
   const smallClient = async () => {
     while (listing) {
       const sent = performance.now();
-      const response = await fetch(`${server.url}/healthz`);
+      const response = await fetch(`${server.url}${smallPath}`);
       await response.arrayBuffer();
-      if (response.status !== 200) fail(`${described(server)}\n(/healthz answered ${response.status})`);
+      if (response.status !== 200) fail(`${described(server)}\n(${smallPath} answered ${response.status})`);
       latencies.push(performance.now() - sent);
     }
   };
@@ -361,13 +362,188 @@ async function bigListScenario(orderCount) {
   listing = false;
   await Promise.all(smallClients);
   const p99 = [...latencies].sort((x, y) => x - y)[Math.floor(latencies.length * 0.99)];
-  const rss = peakRssMiB(server.child);
+  return { ms, bytes, p99, count: latencies.length, rss: peakRssMiB(server.child) };
+}
+
+function timed(command, args) {
+  const started = performance.now();
+  execFileSync(command, args, { maxBuffer: 1 << 30, stdio: ['ignore', 'ignore', 'inherit'] });
+  return performance.now() - started;
+}
+
+async function bigListScenario(orderCount) {
+  const { path, key } = await seeded(orderCount);
+  const sql = `SELECT id, pet_id AS petId, quantity, ship_date AS shipDate, complete FROM orders WHERE status <> 'cancelled' ORDER BY id`;
+  const cliMs = timed('sqlite3', ['-json', path, sql]);
+
+  // Ready on /healthz, so the list is read for the first time by the measured request.
+  const server = await start('project', path, key, {}, '/healthz');
+  const baselineRss = peakRssMiB(server.child);
+  const list = await readBigList(server, key, '/healthz');
   server.stop();
   report([
-    `listOrders, ${orderCount.toLocaleString('en')} orders (${(bytes / 1e6).toFixed(0)} MB)`,
-    `${httpMs.toFixed(0)} ms over HTTP`,
-    `sqlite3 -json ${cliMs.toFixed(0)} ms; peak RSS ${rss.toFixed(0)} MiB (idle ${baselineRss.toFixed(0)})`,
-    `${ratio(httpMs, cliMs)} sqlite3 (≤ 2×); small requests p99 ${p99.toFixed(0)} ms of ${latencies.length} (≤ 50)`,
+    `listOrders, ${orderCount.toLocaleString('en')} orders (${(list.bytes / 1e6).toFixed(0)} MB)`,
+    `${list.ms.toFixed(0)} ms over HTTP`,
+    `sqlite3 -json ${cliMs.toFixed(0)} ms; peak RSS ${list.rss.toFixed(0)} MiB (idle ${baselineRss.toFixed(0)})`,
+    `${ratio(list.ms, cliMs)} sqlite3 (≤ 2×); small requests p99 ${list.p99.toFixed(0)} ms of ${list.count} (≤ 50)`,
+  ]);
+}
+
+/** The PostgreSQL server to bench on: BENCH_POSTGRES_URL's, or a throwaway one; undefined and why, if none. */
+async function postgresServer() {
+  if (process.env.BENCH_POSTGRES_URL) return { url: process.env.BENCH_POSTGRES_URL };
+  const folder = mkdtempSync(join(tmpdir(), 'store-orders-bench-pg-'));
+  const script = `${root}scripts/throwaway-postgres.sh`;
+  try {
+    const url = execFileSync(script, ['start', folder, String(await freePort())], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim();
+    cleanups.push(() => {
+      execFileSync(script, ['stop', folder], { stdio: 'ignore' });
+      rmSync(folder, { recursive: true, force: true });
+    });
+    return { url };
+  } catch (error) {
+    rmSync(folder, { recursive: true, force: true });
+    return { reason: String(error.stderr ?? error.message).trim().split('\n').at(-1) };
+  }
+}
+
+/** Runs SQL as the server's administrator (databases cannot be created in a transaction or a pool). */
+async function asAdmin(url, sql) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * `orderCount` orders moved onto PostgreSQL as a user moves up (store-orders copy), into a template database;
+ * `database()` makes a new database from it for each contender. All are dropped when the bench ends.
+ */
+async function seededPostgres(adminUrl, orderCount) {
+  const { path, key } = await seeded(orderCount);
+  const name = (suffix) => `store_orders_bench_${process.pid}_${orderCount}_${suffix}`;
+  const urlOf = (database) => Object.assign(new URL(adminUrl), { pathname: `/${database}` }).href;
+  const create = async (database, template) => {
+    await asAdmin(adminUrl, `CREATE DATABASE ${database}${template ? ` TEMPLATE ${template}` : ''}`);
+    // Run synchronously (also from `fail`), before the cluster the bench started is stopped.
+    cleanups.unshift(() =>
+      execFileSync('psql', ['-X', '-q', '-d', adminUrl, '-c', `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`], {
+        stdio: 'ignore',
+      }),
+    );
+  };
+  await create(name('seed'));
+  execFileSync(process.execPath, [`${root}dist/cli/main.js`, 'copy', '--to', urlOf(name('seed'))], {
+    env: { ...process.env, DATABASE_URL: path },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  let copies = 0;
+  return {
+    key,
+    seed: urlOf(name('seed')),
+    async database() {
+      const database = name(++copies);
+      await create(database, name('seed'));
+      return urlOf(database);
+    },
+  };
+}
+
+/** Two servers on one database, loaded at once with half the connections each: their req/s summed. */
+function serverPair(members) {
+  return {
+    kind: '2 servers',
+    members,
+    stop: () => members.forEach((member) => member.stop()),
+  };
+}
+
+async function loadSpread(contender, path, key, options) {
+  if (!contender.members) return load(contender, path, key, options);
+  const halves = contender.members.map((member) =>
+    load(member, path, key, {
+      ...options,
+      connections: CONNECTIONS / 2,
+      ...(SMOKE && { overallRate: SMOKE_RATE / 2 }),
+    }),
+  );
+  return (await Promise.all(halves)).reduce((sum, rps) => sum + rps, 0);
+}
+
+/**
+ * The project on PostgreSQL: listOrders(100), cancelOrder and sendMessage against bare Fastify with pg; the
+ * whole list against psql's COPY of the same JSON to /dev/null; two servers on one database against one.
+ */
+async function postgresScenario() {
+  const server = await postgresServer();
+  if (!server.url) {
+    report(['PostgreSQL scenarios', `skipped: ${server.reason}`, '', '']);
+    return;
+  }
+  const send = {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ message: 'Hello from the benchmark' }),
+  };
+  const row = (scenario, rps, against) =>
+    report([
+      `${scenario} on PostgreSQL`,
+      `${Math.round(rps.project)} req/s`,
+      `${against} ${Math.round(rps.baseline)}`,
+      `${ratio(rps.project, rps.baseline)} ${against}`,
+    ]);
+  const bareFastify = async (seed) => [
+    await start('project', await seed.database(), seed.key),
+    Object.assign(await start('pgRoute', await seed.database(), seed.key), { kind: 'baseline' }),
+  ];
+
+  const lists = await seededPostgres(server.url, 100);
+  const list = await compare(await bareFastify(lists), (contender) => load(contender, '/v1/store/orders', lists.key));
+  row('listOrders, 100 orders,', list, 'bare Fastify + pg');
+
+  const writes = await seededPostgres(server.url, SIZES.writes);
+  const writers = await bareFastify(writes);
+  const cancel = await compare(
+    writers,
+    (contender) => load(contender, '', writes.key, { requests: cancelRequests(`postgres ${contender.kind}`) }),
+    { keep: true },
+  );
+  row('cancelOrder', cancel, 'bare Fastify + pg');
+  row('sendMessage', await compare(writers, (contender) => load(contender, '/v1/messages', writes.key, send)), 'bare Fastify + pg');
+
+  // Two servers against one, on one database each pair: the reads, and the writes that every server shares.
+  const one = await start('project', lists.seed, lists.key);
+  const pair = serverPair(await Promise.all([start('project', lists.seed, lists.key), start('project', lists.seed, lists.key)]));
+  const servers = [Object.assign(one, { kind: '1 server' }), pair];
+  const spreadList = await compare(servers, (contender) => loadSpread(contender, '/v1/store/orders', lists.key), { keep: true });
+  const spreadSend = await compare(servers, (contender) => loadSpread(contender, '/v1/messages', lists.key, send));
+  for (const [operation, rps] of [['listOrders, 100 orders', spreadList], ['sendMessage', spreadSend]]) {
+    report([
+      `${operation}, 2 servers on one PostgreSQL`,
+      `${Math.round(rps['2 servers'])} req/s`,
+      `1 server ${Math.round(rps['1 server'])}`,
+      `${ratio(rps['2 servers'], rps['1 server'])} 1 server (${availableParallelism()} cores, shared with PostgreSQL and the load generator)`,
+    ]);
+  }
+
+  const big = await seededPostgres(server.url, SIZES.postgresBig);
+  const psqlMs = timed('psql', ['-X', '-q', '-d', big.seed, '-o', '/dev/null', '-c', ORDERS_AS_JSON]);
+  const lister = await start('project', big.seed, big.key, {}, '/healthz');
+  const idleRss = peakRssMiB(lister.child);
+  // /readyz asks PostgreSQL through the API's pool, which the streamed list leaves free.
+  const bigList = await readBigList(lister, big.key, '/readyz');
+  lister.stop();
+  report([
+    `listOrders on PostgreSQL, ${SIZES.postgresBig.toLocaleString('en')} orders (${(bigList.bytes / 1e6).toFixed(0)} MB)`,
+    `${bigList.ms.toFixed(0)} ms over HTTP`,
+    `psql COPY ${psqlMs.toFixed(0)} ms; peak RSS ${bigList.rss.toFixed(0)} MiB (idle ${idleRss.toFixed(0)})`,
+    `${ratio(bigList.ms, psqlMs)} psql (≤ 1.5×); /readyz p99 ${bigList.p99.toFixed(0)} ms of ${bigList.count}`,
   ]);
 }
 
@@ -391,6 +567,7 @@ async function main() {
   if (ONLY.has('cold')) await coldStartScenario();
   if (ONLY.has('big')) for (const count of SIZES.big) await bigListScenario(count);
   if (ONLY.has('workers')) await workersScenario();
+  if (ONLY.has('postgres')) await postgresScenario();
 }
 
 await main().catch(failOnError);

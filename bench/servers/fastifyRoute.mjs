@@ -2,10 +2,10 @@
 // the same in-memory key check as the limit. What a Fastify server can do without a contract.
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
-import { digestChecker, openBaselineDatabase, serializedOrderList } from './keyCheck.mjs';
+import { activeDigests, digestChecker, openBaselineDatabase, serializedOrderList } from './keyCheck.mjs';
 
 const db = openBaselineDatabase(Database, process.env.DATABASE_URL, 'FULL');
-const checkKey = digestChecker(db);
+const checkKey = digestChecker(activeDigests(db));
 const body = serializedOrderList(db);
 const app = Fastify({ logger: false });
 app.get('/v1/store/orders', (request, reply) => {

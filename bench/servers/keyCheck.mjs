@@ -18,12 +18,15 @@ export function keyChecker(db) {
   return (authorization) => authenticate(authorization, keys);
 }
 
+/** The active keys' digests in a SQLite file, read once at start for `digestChecker`. */
+export const activeDigests = (db) =>
+  db.prepare('SELECT digest FROM api_keys WHERE revoked_at IS NULL').pluck().all();
+
 /**
- * The active keys' digests are read once at start; each request's token is hashed with SHA-256 and
- * compared with them in memory, in constant time. True for a valid key.
+ * Each request's token is hashed with SHA-256 and compared with the active keys' digests in memory, in
+ * constant time. True for a valid key.
  */
-export function digestChecker(db) {
-  const digests = db.prepare('SELECT digest FROM api_keys WHERE revoked_at IS NULL').pluck().all();
+export function digestChecker(digests) {
   return (authorization) => {
     const token = bearerToken(authorization);
     if (token === undefined) return false;

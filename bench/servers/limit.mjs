@@ -2,10 +2,10 @@
 // cheapest honest key check (the token's SHA-256 digest against the known digest, in memory).
 import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
-import { digestChecker, openBaselineDatabase, serializedOrderList } from './keyCheck.mjs';
+import { activeDigests, digestChecker, openBaselineDatabase, serializedOrderList } from './keyCheck.mjs';
 
 const db = openBaselineDatabase(Database, process.env.DATABASE_URL, 'FULL');
-const checkKey = digestChecker(db);
+const checkKey = digestChecker(activeDigests(db));
 const body = serializedOrderList(db);
 createServer((request, response) => {
   if (!checkKey(request.headers.authorization)) {

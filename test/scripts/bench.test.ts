@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { TEST_DATABASE_URL } from '../support/postgres.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const FAULT_PRELOAD = pathToFileURL(`${root}test/support/benchContenderFault.mjs`).href;
@@ -33,7 +34,8 @@ describe('npm run bench', () => {
   it(
     'runs every scenario in its smoke mode and prints a row for each',
     async () => {
-      const run = await runBench({ BENCH_SMOKE: '1' });
+      // On the tests' PostgreSQL when there is one; else the bench starts its own, or says why it cannot.
+      const run = await runBench({ BENCH_SMOKE: '1', BENCH_POSTGRES_URL: TEST_DATABASE_URL ?? '' });
       expect(run.code, run.stderr).toBe(0);
       for (const row of [
         /^\| listOrders, 100 orders \| \d+ req\/s \| naive \d+, Fastify route \d+, limit \d+ \| [\d.]+× Fastify route /m,
@@ -47,6 +49,16 @@ describe('npm run bench', () => {
       ]) {
         expect(run.stdout).toMatch(row);
       }
+      const postgresRows = [
+        /^\| listOrders, 100 orders, on PostgreSQL \| \d+ req\/s \| bare Fastify \+ pg \d+ \| [\d.]+× /m,
+        /^\| cancelOrder on PostgreSQL \| \d+ req\/s \| bare Fastify \+ pg \d+ \| [\d.]+× /m,
+        /^\| sendMessage on PostgreSQL \| \d+ req\/s \| bare Fastify \+ pg \d+ \| [\d.]+× /m,
+        /^\| listOrders, 100 orders, 2 servers on one PostgreSQL \| \d+ req\/s \| 1 server \d+ \| [\d.]+× /m,
+        /^\| sendMessage, 2 servers on one PostgreSQL \| \d+ req\/s \| 1 server \d+ \| [\d.]+× /m,
+        /^\| listOrders on PostgreSQL, 20,000 orders \(\d+ MB\) \| \d+ ms over HTTP \| psql COPY \d+ ms; peak RSS /m,
+      ];
+      if (TEST_DATABASE_URL === undefined && /^\| PostgreSQL scenarios \| skipped: /m.test(run.stdout)) return;
+      for (const row of postgresRows) expect(run.stdout).toMatch(row);
     },
     HANG_LIMIT_MS + 10_000,
   );

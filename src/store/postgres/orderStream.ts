@@ -8,7 +8,7 @@ import { to as copyTo } from 'pg-copy-streams';
 
 // CSV with a delimiter and a quote that never occur in the text: text format would double every backslash
 // of the JSON. A field the store has no value for is left out, as SQLite's stream leaves it out.
-const ORDERS_AS_JSON = `COPY (
+export const ORDERS_AS_JSON = `COPY (
   SELECT '{"id":' || id
     || CASE WHEN pet_id IS NULL THEN '' ELSE ',"petId":' || pet_id END
     || CASE WHEN quantity IS NULL THEN '' ELSE ',"quantity":' || quantity END
