@@ -260,6 +260,36 @@ describe('the breaking-change guard', () => {
     expect(judge(released, v2)).toMatchObject({ ok: true, majorBumped: true });
   });
 
+  it('reports the v2 contract against v1 as breaking, which its major version allows', () => {
+    const v1 = parse(readFileSync(join(root, 'openapi.yaml'), 'utf8')) as Json;
+    const v2 = parse(readFileSync(join(root, 'openapi.v2.yaml'), 'utf8')) as Json;
+    const verdict = judge(v1, v2);
+    expect(verdict).toMatchObject({ ok: true, majorBumped: true });
+    const where = verdict.findings.map((finding: { where: string }) => finding.where);
+    expect(where).toContain('paths//pets/{petId}/get');
+    expect(where.some((path: string) => path.startsWith('paths//store/orders/get/responses/200'))).toBe(true);
+  });
+
+  it('guards v2 against its own release: a break from 2.0.0 without a new major version fails', () => {
+    const command = (...args: string[]) =>
+      spawnSync(process.execPath, [join(root, 'scripts/check-breaking.mjs'), ...args], { encoding: 'utf8' });
+    expect(command().stdout).toContain('openapi.v2.yaml: no 2.x release yet, so nothing to guard.');
+    const v2 = join(root, 'openapi.v2.yaml');
+    const folder = mkdtempSync(join(tmpdir(), 'store-orders-breaking-'));
+    try {
+      const broken = join(folder, 'openapi.v2.yaml');
+      const document = parse(readFileSync(v2, 'utf8')) as Json;
+      document.info.version = '2.1.0';
+      delete cancelOrder(document).responses['409'];
+      writeFileSync(broken, stringify(document));
+      const result = command(v2, broken);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain('2.0.0 → 2.1.0 without a new major version');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('runs as a command: openapi.yaml passes; a break fails with exit 1 and names it', () => {
     const command = (...args: string[]) =>
       spawnSync(process.execPath, [join(root, 'scripts/check-breaking.mjs'), ...args], { encoding: 'utf8' });
