@@ -1,9 +1,10 @@
 // `store-orders orders add | import FILE | ship ID | list`
 import { readFileSync } from 'node:fs';
 import { exactlyOne, onlyOptions, parseId } from './args.js';
-import { type Noun, printsFromStore } from './command.js';
+import type { Noun } from './command.js';
 import { type CliContext, CliError, printJson, UsageError, withStore } from './io.js';
 import { parseJsonRows } from './jsonRows.js';
+import { FILTER_HELP, FILTER_OPTIONS, parseOrderFilter } from './orderFilter.js';
 import { validOrder } from './orderRows.js';
 
 export const orders: Noun = {
@@ -42,15 +43,25 @@ export const orders: Noun = {
       run: (context, args) => shipOrder(context, parseId(exactlyOne(args, 'order ID'), 'the order ID')),
     },
     list: {
-      usage: 'orders list',
-      summary: 'all orders with their status, cancelled ones included',
-      description:
-        'Prints every order as JSON with its status (pending, shipped or cancelled), cancelled ones\n' +
-        'included, which the API leaves out of its list.',
-      run: printsFromStore(({ orders }) => orders.listAllOrders()),
+      usage: 'orders list [--status S[,S…]] [--pet-id N] [--complete true|false] [--ship-date-from ISO] [--ship-date-before ISO]',
+      summary: 'all orders with their status, cancelled ones included, or those matching filters',
+      description: [
+        'Prints every order as JSON with its status (pending, shipped or cancelled) and times, cancelled',
+        "ones included, which the API's v1 list leaves out. The filters are those of the API's v2 list, with",
+        'the same meaning; each one given narrows the list.',
+        '',
+        ...FILTER_HELP,
+      ].join('\n'),
+      run: listOrders,
     },
   },
 };
+
+async function listOrders(context: CliContext, args: string[]): Promise<void> {
+  const values = onlyOptions(args, FILTER_OPTIONS);
+  const filter = Object.keys(values).length === 0 ? undefined : parseOrderFilter(values);
+  await withStore(context, async ({ orders }) => printJson(context, await orders.listAllOrders(filter)));
+}
 
 async function addOrder(context: CliContext, args: string[]): Promise<void> {
   const values = onlyOptions(args, {

@@ -2,6 +2,7 @@
 // aggregate. No SQL, no HTTP, no driver's error codes: a backend (store/sqlite, store/postgres) raises
 // StoreUnavailableError for what passes, and open.ts picks the backend from DATABASE_URL.
 import type { components } from '../../generated/openapi.js';
+import type { components as componentsV2 } from '../../generated/openapi.v2.js';
 import type { Readable } from 'node:stream';
 
 export type Order = components['schemas']['Order'];
@@ -10,6 +11,9 @@ export type Pet = components['schemas']['Pet'];
 
 export const ORDER_STATUSES = ['pending', 'shipped', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** An order as API v2 shows it: with its status. */
+export type OrderWithStatus = componentsV2['schemas']['Order'];
 
 /** An order as the operator sees it: the API fields plus the status that lives only in the store. */
 export type StoredOrder = Order & { status: OrderStatus; createdAt: string; updatedAt: string };
@@ -112,9 +116,42 @@ export type OrderList =
       readonly rows: () => Readable | undefined;
     };
 
+/**
+ * Which orders a page (or the operator's listing) holds; every filter given applies. `shipDateFrom` is
+ * inclusive and `shipDateBefore` exclusive, both ISO 8601 instants in UTC as `Date#toISOString` writes them
+ * (as the store keeps ship dates); an order without a ship date matches no bound.
+ */
+export interface OrderFilter {
+  /** At least one. */
+  statuses: readonly OrderStatus[];
+  petId?: number;
+  complete?: boolean;
+  shipDateFrom?: string;
+  shipDateBefore?: string;
+}
+
+/** Up to `limit` orders after the order `afterId` (0: from the first) that match `filter`. */
+export interface OrderPageQuery {
+  filter: OrderFilter;
+  afterId: number;
+  limit: number;
+}
+
+/**
+ * A page read from one snapshot, in id order. `hasMore`: an order past the page matched at that moment.
+ * `version` is the order list's version at the same moment (see OrderList).
+ */
+export interface OrderPage {
+  readonly version: string;
+  readonly orders: readonly OrderWithStatus[];
+  readonly hasMore: boolean;
+}
+
 /** Orders as the API sees them. */
 export interface OrderStore {
   listOrders(): Promise<OrderList>;
+  /** Answered from an index, however deep the page: never by reading every order. */
+  listOrderPage(query: OrderPageQuery): Promise<OrderPage>;
   /** Settles once the change is committed. Exactly one of any number of concurrent cancels wins. */
   cancelOrder(orderId: number): Promise<CancelOutcome>;
 }
@@ -126,7 +163,8 @@ export interface OrderAdmin {
   importOrders(orders: readonly NewOrder[]): Promise<number>;
   shipOrder(orderId: number): Promise<ShipOutcome>;
   findOrder(orderId: number): Promise<StoredOrder | undefined>;
-  listAllOrders(): Promise<StoredOrder[]>;
+  /** Every order (or those matching `filter`), by id, cancelled ones included unless filtered out. */
+  listAllOrders(filter?: OrderFilter): Promise<StoredOrder[]>;
 }
 
 export interface PetStore {

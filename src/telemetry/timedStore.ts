@@ -24,7 +24,7 @@ export function timedStore(store: Store, duration: Histogram<'method'>): Store {
   };
   const ready = timed(store, ['isReady']);
   return {
-    orders: timed(store.orders, every<OrderStore>()('listOrders', 'cancelOrder')),
+    orders: timed(store.orders, every<OrderStore>()('listOrders', 'listOrderPage', 'cancelOrder')),
     pets: timed(store.pets, every<PetStore>()('findPet')),
     messages: timed(store.messages, every<MessageStore>()('enqueueMessage', 'enqueueMessageOnce')),
     keys: timed(store.keys, every<KeyStore>()('findActiveKey')),

@@ -191,4 +191,43 @@ describe('store-orders orders list', () => {
     ]);
     expect((await api().GET('/store/orders')).data?.map((listed) => listed.id)).toEqual([2]);
   });
+
+  it("takes the v2 list's filters: statuses, pet, completion and a ship-date range, each narrowing the list", async () => {
+    const add = (...args: string[]) => fixture.cliJson<CliOrder>('orders', 'add', '--quantity', '1', ...args);
+    await add('--pet-id', '1', '--ship-date', '2026-01-01T00:00:00Z', '--complete');
+    await add('--pet-id', '2', '--ship-date', '2026-02-01T01:00:00+01:00', '--status', 'shipped');
+    const third = await add('--pet-id', '1');
+    await add('--pet-id', '1', '--ship-date', '2026-03-01T00:00:00Z');
+    expect((await cancel(third.id)).response.status).toBe(204);
+    const ids = async (...args: string[]) =>
+      (await fixture.cliJson<CliOrder[]>('orders', 'list', ...args)).map(({ id }) => id);
+
+    expect(await ids('--status', 'cancelled')).toEqual([3]);
+    expect(await ids('--status', 'pending,shipped')).toEqual([1, 2, 4]);
+    expect(await ids('--pet-id', '1')).toEqual([1, 3, 4]);
+    expect(await ids('--pet-id', '1', '--status', 'pending')).toEqual([1, 4]);
+    expect(await ids('--complete', 'true')).toEqual([1]);
+    expect(await ids('--complete', 'false')).toEqual([2, 3, 4]);
+    // The bound is an instant: 01:00 at +01:00 is midnight UTC, the bound's own instant (inclusive).
+    expect(await ids('--ship-date-from', '2026-02-01T00:00:00Z')).toEqual([2, 4]);
+    expect(await ids('--ship-date-before', '2026-02-01T00:00:00Z')).toEqual([1]);
+    expect(await ids('--ship-date-from', '2026-01-01T00:00:00Z', '--ship-date-before', '2026-12-31T00:00:00Z')).toEqual([
+      1, 2, 4,
+    ]);
+  });
+
+  it('refuses a filter it cannot read, with exit 2 and what the option takes', async () => {
+    for (const [args, message] of [
+      [['--status', 'pending,lost'], '--status takes pending, shipped, cancelled, separated by commas; got "lost"'],
+      [['--complete', 'yes'], '--complete must be true or false, got "yes"'],
+      [['--pet-id', '0'], '--pet-id must be a positive whole number, got "0"'],
+      [['--ship-date-from', '2026-02-01'], '--ship-date-from must be an ISO 8601 date-time with a time zone'],
+      [['--ship-date-before', 'soon'], '--ship-date-before must be an ISO 8601 date-time with a time zone'],
+      [['--limit', '5'], 'unknown option --limit'],
+    ] as const) {
+      const result = await fixture.cli('orders', 'list', ...args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toContain(message);
+    }
+  });
 });

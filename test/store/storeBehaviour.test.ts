@@ -5,7 +5,9 @@ import type { Readable } from 'node:stream';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { displayPrefix, generateKey, keyDigest } from '../../src/keys.js';
-import type { AdminStore, NewMessage } from '../../src/store/store.js';
+import Database from 'better-sqlite3';
+import { orderPageSql } from '../../src/store/orderPages.js';
+import type { AdminStore, NewMessage, OrderFilter, OrderPageQuery } from '../../src/store/store.js';
 import { STORE_BACKENDS, type ScratchStore } from '../support/storeBackends.js';
 
 /** A change made by another process is seen from the next turn of the event loop (SQLite's rule). */
@@ -199,6 +201,181 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
       await store.orders.cancelOrder(1);
       expect(await store.telemetry.countOrdersByStatus()).toStrictEqual({ pending: 1, shipped: 1, cancelled: 1 });
     });
+  });
+
+  describe('pages of orders', () => {
+    const OPEN: OrderFilter = { statuses: ['pending', 'shipped'] };
+    const EVERY: OrderFilter = { statuses: ['pending', 'shipped', 'cancelled'] };
+    const ids = async (filter: OrderFilter, afterId = 0, limit = 100) =>
+      (await store.orders.listOrderPage({ filter, afterId, limit })).orders.map(({ id }) => id);
+
+    /** Six orders: 3 cancelled and without a ship date; 2 and 4 shipped. */
+    async function sixOrders() {
+      await store.orders.importOrders([
+        { petId: 1, quantity: 1, shipDate: '2026-01-01T00:00:00.000Z', complete: true },
+        { petId: 2, quantity: 1, shipDate: '2026-02-01T00:00:00.000Z', complete: false, status: 'shipped' },
+        { petId: 1, quantity: 1, complete: false },
+        { petId: 1, quantity: 1, shipDate: '2026-03-01T00:00:00.000Z', complete: false, status: 'shipped' },
+        { petId: 3, quantity: 1, shipDate: '2026-02-01T00:00:00.000Z', complete: true },
+        { petId: 1, quantity: 1, shipDate: '2026-02-15T00:00:00.000Z', complete: false },
+      ]);
+      expect(await store.orders.cancelOrder(3)).toBe('cancelled');
+    }
+
+    it('reads the matching orders by id, a page at a time, with their status, saying whether more follow', async () => {
+      await sixOrders();
+      const first = await store.orders.listOrderPage({ filter: OPEN, afterId: 0, limit: 2 });
+      expect(first).toMatchObject({
+        hasMore: true,
+        orders: [
+          { id: 1, petId: 1, quantity: 1, shipDate: '2026-01-01T00:00:00.000Z', complete: true, status: 'pending' },
+          { id: 2, status: 'shipped' },
+        ],
+      });
+      expect(first.version).toBe((await store.orders.listOrders()).version);
+      expect(await store.orders.listOrderPage({ filter: OPEN, afterId: 2, limit: 2 })).toMatchObject({
+        hasMore: true,
+        orders: [{ id: 4 }, { id: 5 }],
+      });
+      expect(await store.orders.listOrderPage({ filter: OPEN, afterId: 5, limit: 2 })).toMatchObject({
+        hasMore: false,
+        orders: [{ id: 6 }],
+      });
+      expect(await store.orders.listOrderPage({ filter: OPEN, afterId: 6, limit: 2 })).toMatchObject({
+        hasMore: false,
+        orders: [],
+      });
+      // A field the store has no value for is left out.
+      const [cancelled] = (await store.orders.listOrderPage({ filter: { statuses: ['cancelled'] }, afterId: 0, limit: 5 }))
+        .orders;
+      expect(cancelled).toEqual({ id: 3, petId: 1, quantity: 1, complete: false, status: 'cancelled' });
+    });
+
+    it('filters by status, pet, completion and ship date: from inclusive, before exclusive, no date no match', async () => {
+      await sixOrders();
+      expect(await ids(OPEN)).toEqual([1, 2, 4, 5, 6]);
+      expect(await ids(EVERY)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(await ids({ statuses: ['cancelled'] })).toEqual([3]);
+      expect(await ids({ statuses: ['shipped', 'cancelled'] })).toEqual([2, 3, 4]);
+      expect(await ids({ ...OPEN, petId: 1 })).toEqual([1, 4, 6]);
+      expect(await ids({ ...EVERY, petId: 1 })).toEqual([1, 3, 4, 6]);
+      expect(await ids({ ...OPEN, petId: 9 })).toEqual([]);
+      expect(await ids({ ...OPEN, complete: true })).toEqual([1, 5]);
+      expect(await ids({ ...EVERY, complete: false })).toEqual([2, 3, 4, 6]);
+      expect(await ids({ ...OPEN, shipDateFrom: '2026-02-01T00:00:00.000Z' })).toEqual([2, 4, 5, 6]);
+      expect(await ids({ ...OPEN, shipDateBefore: '2026-02-01T00:00:00.000Z' })).toEqual([1]);
+      expect(
+        await ids({ ...OPEN, shipDateFrom: '2026-02-01T00:00:00.000Z', shipDateBefore: '2026-03-01T00:00:00.000Z' }),
+      ).toEqual([2, 5, 6]);
+      expect(await ids({ ...EVERY, shipDateBefore: '2099-01-01T00:00:00.000Z' })).toEqual([1, 2, 4, 5, 6]);
+      expect(await ids({ ...EVERY, petId: 1, complete: false, shipDateFrom: '2026-02-01T00:00:00.000Z' })).toEqual([4, 6]);
+      // The operator's listing takes the same filters, with the stored times.
+      const listed = await store.orders.listAllOrders({ ...EVERY, petId: 1, complete: false });
+      expect(listed.map(({ id, status }) => [id, status])).toEqual([
+        [3, 'cancelled'],
+        [4, 'shipped'],
+        [6, 'pending'],
+      ]);
+      expect(listed[0]).toHaveProperty('updatedAt');
+    });
+
+    it('walks every page while others cancel, ship and add orders: no order twice, none skipped that matched throughout', async () => {
+      await store.orders.importOrders(Array.from({ length: 30 }, (_, i) => ({ petId: (i % 3) + 1, quantity: 1 })));
+      const other = await another();
+      const seen: number[] = [];
+      const changed = new Set<number>();
+      const added: number[] = [];
+      let afterId = 0;
+      for (let page = 0; ; page++) {
+        const { orders, hasMore } = await store.orders.listOrderPage({ filter: OPEN, afterId, limit: 4 });
+        seen.push(...orders.map(({ id }) => id));
+        if (!hasMore) break;
+        afterId = orders.at(-1)?.id ?? afterId;
+        // Ahead of the walk: one cancelled (it stops matching), one shipped (it still matches); behind it,
+        // one cancelled; and a new order.
+        for (const [id, change] of [
+          [afterId + 1, 'cancel'],
+          [afterId + 2, 'ship'],
+          [afterId - 1, 'cancel'],
+        ] as const) {
+          if (id > 30 || id < 1) continue;
+          const outcome = change === 'cancel' ? await other.orders.cancelOrder(id) : await other.orders.shipOrder(id);
+          if (outcome === 'cancelled') changed.add(id);
+        }
+        if (page < 5) added.push((await other.orders.addOrder({ petId: 1, quantity: 1 })).id);
+        await nextTurn();
+      }
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(seen).toEqual([...seen].sort((a, b) => a - b));
+      const matchedThroughout = Array.from({ length: 30 }, (_, i) => i + 1).filter((id) => !changed.has(id));
+      for (const id of [...matchedThroughout, ...added]) expect(seen).toContain(id);
+      expect(changed.size).toBeGreaterThan(5);
+    });
+
+    it('answers every page from an index, the first and one deep down: never by reading every order', async () => {
+      const count = 20_000;
+      await store.orders.importOrders(
+        Array.from({ length: count }, (_, i) => ({
+          petId: (i % 500) + 1,
+          quantity: 1,
+          shipDate: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
+          complete: i % 2 === 0,
+          status: i % 100 === 0 ? ('shipped' as const) : ('pending' as const),
+        })),
+      );
+      const queries: OrderPageQuery[] = [];
+      for (const afterId of [0, count - 1_000]) {
+        for (const filter of [
+          OPEN,
+          EVERY,
+          { statuses: ['shipped'] },
+          { ...OPEN, petId: 7 },
+          { ...OPEN, complete: true, shipDateFrom: '2026-01-05T00:00:00.000Z', shipDateBefore: '2026-01-09T00:00:00.000Z' },
+        ] satisfies OrderFilter[]) {
+          queries.push({ filter, afterId, limit: 100 });
+        }
+      }
+      for (const query of queries) {
+        const steps = await queryPlan(query);
+        expect(steps.length, JSON.stringify(query)).toBeGreaterThan(0);
+        // SQLite: SEARCH … USING INDEX (never SCAN); PostgreSQL: an index scan, or a bitmap heap scan of
+        // what a bitmap index scan found (never Seq Scan).
+        for (const step of steps) {
+          expect(step, JSON.stringify(query)).toMatch(/^SEARCH orders USING (COVERING )?INDEX |(Index|Index Only|Bitmap Heap) Scan/);
+        }
+      }
+    });
+
+    /** How the database reads the orders table for `query`: one line per access to it. */
+    async function queryPlan({ filter, afterId, limit }: OrderPageQuery): Promise<string[]> {
+      const { location } = scratch;
+      if (location.kind === 'sqlite') {
+        const values: unknown[] = [];
+        const sql = orderPageSql(filter, afterId, limit, (value) => {
+          values.push(typeof value === 'boolean' ? Number(value) : value);
+          return '?';
+        });
+        const db = new Database(location.path, { readonly: true });
+        try {
+          const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as { detail: string }[];
+          return plan.map(({ detail }) => detail).filter((detail) => /\borders\b/.test(detail));
+        } finally {
+          db.close();
+        }
+      }
+      const values: unknown[] = [];
+      const sql = orderPageSql(filter, afterId, limit, (value) => `$${values.push(value)}`);
+      const client = new pg.Client({ connectionString: location.url });
+      await client.connect();
+      try {
+        // The statistics autovacuum would gather on its own, a little later.
+        await client.query('ANALYZE orders');
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, values);
+        return rows.map((row) => row['QUERY PLAN']).filter((line) => / on orders\b/.test(line));
+      } finally {
+        await client.end();
+      }
+    }
   });
 
   describe('across processes', () => {

@@ -147,6 +147,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER orders_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON orders
     FOR EACH STATEMENT EXECUTE FUNCTION note_order_change();
   `,
+  `
+  -- 3: pages of orders (API v2) read each status asked for by id, from an index that leads with it, or with
+  -- the pet when one is named (store/orderPages.ts).
+  CREATE INDEX orders_by_status_id ON orders (status, id);
+  CREATE INDEX orders_by_pet ON orders (pet_id, status, id);
+  DROP INDEX orders_by_status;
+  `,
 ];
 
 /**

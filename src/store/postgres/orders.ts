@@ -1,11 +1,16 @@
 // Orders: the API's list and cancellation, and the operator's additions, shipping and listings.
 import type { Pool } from 'pg';
+import { filterConditions, orderPageSql, type Parameter } from '../orderPages.js';
 import type {
   CancelOutcome,
   NewOrder,
   Order,
+  OrderFilter,
   OrderList,
+  OrderPage,
+  OrderPageQuery,
   OrderStatus,
+  OrderWithStatus,
   ShipOutcome,
   StoredOrder,
 } from '../store.js';
@@ -90,6 +95,26 @@ export class Orders {
     return list;
   }
 
+  /** The page and the count of order changes, in one statement: from one snapshot. */
+  async page({ filter, afterId, limit }: OrderPageQuery): Promise<OrderPage> {
+    const values: unknown[] = [];
+    const page = orderPageSql(filter, afterId, limit, parameterInto(values));
+    const { rows } = await this.#pool.query<PageRow>(
+      `SELECT current.changes, p.id, p.pet_id AS "petId", p.quantity, p.ship_date AS "shipDate", p.complete,
+         p.status
+       FROM (${ORDER_CHANGES}) current LEFT JOIN (${page}) p ON true ORDER BY p.id`,
+      values,
+    );
+    const [first] = rows;
+    if (!first) throw new Error('the order page query returned no row');
+    const orders = first.id === null ? [] : rows.map(asOrderWithStatus);
+    return {
+      version: `${this.#databaseId}-${first.changes}`,
+      orders: orders.slice(0, limit),
+      hasMore: orders.length > limit,
+    };
+  }
+
   async cancel(orderId: number): Promise<CancelOutcome> {
     if (!Number.isSafeInteger(orderId)) return 'missing';
     const found = await this.#move(orderId, 'pending', 'cancelled');
@@ -148,8 +173,18 @@ export class Orders {
     return rows[0] && withoutNulls(rows[0]);
   }
 
-  async listAll(): Promise<StoredOrder[]> {
-    const { rows } = await this.#pool.query<StoredOrder>(`SELECT ${STORED_ORDER_COLUMNS} FROM orders ORDER BY id`);
+  async listAll(filter?: OrderFilter): Promise<StoredOrder[]> {
+    const values: unknown[] = [];
+    let where = '';
+    if (filter) {
+      const parameter = parameterInto(values);
+      const statuses = `status IN (${filter.statuses.map(parameter).join(', ')})`;
+      where = `WHERE ${[statuses, ...filterConditions(filter, parameter)].join(' AND ')}`;
+    }
+    const { rows } = await this.#pool.query<StoredOrder>(
+      `SELECT ${STORED_ORDER_COLUMNS} FROM orders ${where} ORDER BY id`,
+      values,
+    );
     return rows.map(withoutNulls<StoredOrder>);
   }
 
@@ -161,6 +196,17 @@ export class Orders {
     );
     return rows[0]?.found ?? null;
   }
+}
+
+type PageRow = { changes: string } & { [K in keyof OrderWithStatus]: OrderWithStatus[K] | null };
+
+/** PostgreSQL's parameters are numbered. */
+function parameterInto(values: unknown[]): Parameter {
+  return (value) => `$${values.push(value)}`;
+}
+
+function asOrderWithStatus({ id, petId, quantity, shipDate, complete, status }: PageRow): OrderWithStatus {
+  return withoutNulls({ id, petId, quantity, shipDate, complete, status });
 }
 
 function asOrder({ id, petId, quantity, shipDate, complete }: ListRow): Order {

@@ -90,4 +90,9 @@ export const MIGRATIONS: readonly string[] = [
     UPDATE order_list_version SET changes = changes + 1;
   END;
   `,
+  // 5: pages of orders (API v2) read each status asked for by id (orders_by_status ends with the rowid,
+  // the id), or by pet, status and id when a pet is named (store/orderPages.ts).
+  `
+  CREATE INDEX orders_by_pet ON orders (pet_id, status);
+  `,
 ];

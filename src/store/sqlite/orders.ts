@@ -1,10 +1,16 @@
 // Orders: the API's list and cancellation, and the operator's additions, shipping and listings.
+import type { Statement } from 'better-sqlite3';
+import { filterConditions, orderPageSql, type Parameter } from '../orderPages.js';
 import type {
   CancelOutcome,
   NewOrder,
   Order,
+  OrderFilter,
   OrderList,
+  OrderPage,
+  OrderPageQuery,
   OrderStatus,
+  OrderWithStatus,
   ShipOutcome,
   StoredOrder,
 } from '../store.js';
@@ -19,8 +25,11 @@ interface OrderRow {
   complete: number | null;
 }
 
-interface StoredOrderRow extends OrderRow {
+interface PageRow extends OrderRow {
   status: OrderStatus;
+}
+
+interface StoredOrderRow extends PageRow {
   created_at: string;
   updated_at: string;
 }
@@ -39,6 +48,8 @@ export class Orders {
   /** The version, and the list if it moved, from one snapshot: the version names exactly these orders. */
   readonly #readList: (last: OrderList | undefined) => OrderList;
   #list: { stamp: string; list: OrderList } | undefined;
+  /** The prepared page and listing statements, one per shape of filter (at most a few hundred). */
+  readonly #filtered = new Map<string, Statement<unknown[], PageRow & Partial<StoredOrderRow>>>();
 
   constructor(connection: Connection, { streamOrdersAbove, maxStreamedLists }: OrderListOptions) {
     const { db } = connection;
@@ -94,6 +105,21 @@ export class Orders {
     return this.#list.list;
   }
 
+  /** The page and the list's version, read in one transaction: from one snapshot. */
+  page({ filter, afterId, limit }: OrderPageQuery): OrderPage {
+    const values: unknown[] = [];
+    const page = this.#prepared(orderPageSql(filter, afterId, limit, parameterInto(values)));
+    const { version } = this.#statements;
+    return this.#connection.db.transaction(() => {
+      const rows = page.all(...values);
+      return {
+        version: version.get() as string,
+        orders: rows.slice(0, limit).map(toOrderWithStatus),
+        hasMore: rows.length > limit,
+      };
+    })();
+  }
+
   cancel(orderId: number): Promise<CancelOutcome> {
     // Ids beyond 2^53 are valid int64 but never issued here; looking them up would need exact BigInt ids.
     if (!Number.isSafeInteger(orderId)) return Promise.resolve('missing');
@@ -134,8 +160,14 @@ export class Orders {
     return row && toStoredOrder(row);
   }
 
-  listAll(): StoredOrder[] {
-    return this.#statements.listAll.all().map(toStoredOrder);
+  listAll(filter?: OrderFilter): StoredOrder[] {
+    if (!filter) return this.#statements.listAll.all().map(toStoredOrder);
+    const values: unknown[] = [];
+    const parameter = parameterInto(values);
+    const statuses = `status IN (${filter.statuses.map(parameter).join(', ')})`;
+    const conditions = [statuses, ...filterConditions(filter, parameter)].join(' AND ');
+    const rows = this.#prepared(`SELECT * FROM orders WHERE ${conditions} ORDER BY id`).all(...values);
+    return (rows as StoredOrderRow[]).map(toStoredOrder);
   }
 
   close(): void {
@@ -155,6 +187,15 @@ export class Orders {
     ).lastInsertRowid;
   }
 
+  #prepared(sql: string) {
+    let statement = this.#filtered.get(sql);
+    if (!statement) {
+      statement = this.#connection.db.prepare<unknown[], PageRow & Partial<StoredOrderRow>>(sql);
+      this.#filtered.set(sql, statement);
+    }
+    return statement;
+  }
+
   #move(orderId: number, from: OrderStatus, to: OrderStatus): boolean {
     return this.#statements.move.run(to, this.#connection.now(), orderId, from).changes === 1;
   }
@@ -167,6 +208,18 @@ function toOrder(row: OrderRow): Order {
   if (row.ship_date !== null) order.shipDate = row.ship_date;
   if (row.complete !== null) order.complete = row.complete === 1;
   return order;
+}
+
+/** SQLite's parameters are positional; a boolean is stored as 0 or 1. */
+function parameterInto(values: unknown[]): Parameter {
+  return (value) => {
+    values.push(typeof value === 'boolean' ? Number(value) : value);
+    return '?';
+  };
+}
+
+function toOrderWithStatus(row: PageRow): OrderWithStatus {
+  return { ...toOrder(row), status: row.status };
 }
 
 function toStoredOrder(row: StoredOrderRow): StoredOrder {

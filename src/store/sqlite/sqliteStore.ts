@@ -66,12 +66,13 @@ export class SqliteStore implements AdminStore {
     this.#orders = orders;
     this.orders = {
       listOrders: () => guarded(() => orders.list()),
+      listOrderPage: (query) => guarded(() => orders.page(query)),
       cancelOrder: (orderId) => guarded(() => orders.cancel(orderId)),
       addOrder: (order) => guarded(() => orders.add(order)),
       importOrders: (all) => guarded(() => orders.addAll(all)),
       shipOrder: (orderId) => guarded(() => orders.ship(orderId)),
       findOrder: (orderId) => guarded(() => orders.find(orderId)),
-      listAllOrders: () => guarded(() => orders.listAll()),
+      listAllOrders: (filter) => guarded(() => orders.listAll(filter)),
     };
     this.pets = {
       findPet: (petId) => guarded(() => pets.find(petId)),
