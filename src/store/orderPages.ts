@@ -23,8 +23,14 @@ export function orderPageSql(
   return `${arms.join('\n  UNION ALL ')}\n  ORDER BY id LIMIT ${parameter(limit + 1)}`;
 }
 
+/** The WHERE clause of the operator's listing of the orders matching `filter`. */
+export function listingCondition(filter: OrderFilter, parameter: Parameter): string {
+  const statuses = `status IN (${filter.statuses.map(parameter).join(', ')})`;
+  return [statuses, ...filterConditions(filter, parameter)].join(' AND ');
+}
+
 /** The conditions of the filters other than status (which orderPageSql makes its arms of). */
-export function filterConditions(filter: OrderFilter, parameter: Parameter): string[] {
+function filterConditions(filter: OrderFilter, parameter: Parameter): string[] {
   const conditions: string[] = [];
   if (filter.petId !== undefined) conditions.push(`pet_id = ${parameter(filter.petId)}`);
   if (filter.complete !== undefined) conditions.push(`complete = ${parameter(filter.complete)}`);

@@ -1,6 +1,6 @@
 // Orders: the API's list and cancellation, and the operator's additions, shipping and listings.
 import type { Pool } from 'pg';
-import { filterConditions, orderPageSql, type Parameter } from '../orderPages.js';
+import { listingCondition, orderPageSql, type Parameter } from '../orderPages.js';
 import type {
   CancelOutcome,
   NewOrder,
@@ -175,12 +175,7 @@ export class Orders {
 
   async listAll(filter?: OrderFilter): Promise<StoredOrder[]> {
     const values: unknown[] = [];
-    let where = '';
-    if (filter) {
-      const parameter = parameterInto(values);
-      const statuses = `status IN (${filter.statuses.map(parameter).join(', ')})`;
-      where = `WHERE ${[statuses, ...filterConditions(filter, parameter)].join(' AND ')}`;
-    }
+    const where = filter ? `WHERE ${listingCondition(filter, parameterInto(values))}` : '';
     const { rows } = await this.#pool.query<StoredOrder>(
       `SELECT ${STORED_ORDER_COLUMNS} FROM orders ${where} ORDER BY id`,
       values,

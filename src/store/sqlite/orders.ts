@@ -1,6 +1,6 @@
 // Orders: the API's list and cancellation, and the operator's additions, shipping and listings.
 import type { Statement } from 'better-sqlite3';
-import { filterConditions, orderPageSql, type Parameter } from '../orderPages.js';
+import { listingCondition, orderPageSql, type Parameter } from '../orderPages.js';
 import type {
   CancelOutcome,
   NewOrder,
@@ -163,10 +163,8 @@ export class Orders {
   listAll(filter?: OrderFilter): StoredOrder[] {
     if (!filter) return this.#statements.listAll.all().map(toStoredOrder);
     const values: unknown[] = [];
-    const parameter = parameterInto(values);
-    const statuses = `status IN (${filter.statuses.map(parameter).join(', ')})`;
-    const conditions = [statuses, ...filterConditions(filter, parameter)].join(' AND ');
-    const rows = this.#prepared(`SELECT * FROM orders WHERE ${conditions} ORDER BY id`).all(...values);
+    const condition = listingCondition(filter, parameterInto(values));
+    const rows = this.#prepared(`SELECT * FROM orders WHERE ${condition} ORDER BY id`).all(...values);
     return (rows as StoredOrderRow[]).map(toStoredOrder);
   }
 
