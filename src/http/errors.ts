@@ -4,7 +4,7 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
-import { StoreUnavailableError } from '../store/store.js';
+import { StoreUnavailableError } from '../store/unavailable.js';
 import { requestIdFor } from './requestId.js';
 
 /** For the places that cannot return an answer (a body reader deep in a stream); see errorAnswerFor. */

@@ -1,6 +1,6 @@
 // What the operations and the CLI need from storage, named for what the domain does, one interface per
 // aggregate. No SQL, no HTTP, no driver's error codes: a backend (store/sqlite, store/postgres) raises
-// StoreUnavailableError for what passes, and open.ts picks the backend from DATABASE_URL.
+// StoreUnavailableError (unavailable.ts) for what passes, and open.ts picks the backend from DATABASE_URL.
 import type { components } from '../../generated/openapi.js';
 import type { components as componentsV2 } from '../../generated/openapi.v2.js';
 import type { Readable } from 'node:stream';
@@ -243,23 +243,4 @@ export interface AdminStore extends Store {
   describe(): Record<string, string | boolean>;
   /** A consistent copy of the whole database into a new file, taken while others write (SQLite only). */
   backup?(file: string): Promise<BackupOutcome>;
-}
-
-/**
- * A failure that passes: the database is busy, unreachable, restarting or out of room. Nothing of the
- * request was written; the client may retry after `retryAfterSeconds`. Anything else a store throws is a
- * bug (500).
- */
-export class StoreUnavailableError extends Error {
-  override name = 'StoreUnavailableError';
-
-  constructor(
-    /** `busy`: locks, a full pool, a lost connection; `storage`: the disk is full, read-only or failing. */
-    readonly reason: 'busy' | 'storage',
-    message: string,
-    readonly retryAfterSeconds: number,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
 }

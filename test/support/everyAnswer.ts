@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import type { OperationId } from '../../src/contract/types.js';
 import { handlers as defaultHandlers } from '../../src/operations/index.js';
 import type { Handlers } from '../../src/operations/handler.js';
-import { StoreUnavailableError } from '../../src/store/store.js';
+import { StoreUnavailableError } from '../../src/store/unavailable.js';
 import { contractViolations } from './contract.js';
 import { document, type Json } from './document.js';
 import type { TestServer } from './server.js';

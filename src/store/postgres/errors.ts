@@ -1,7 +1,7 @@
 // PostgreSQL's failures that pass, as the store's own error: the server unreachable, restarting or out of
 // connections, a full pool, a lock or statement time-out, a disk that is full or read-only. Nothing of the
 // call was committed. Anything else (a constraint, a bug) is left as it was thrown.
-import { StoreUnavailableError } from '../store.js';
+import { StoreUnavailableError } from '../unavailable.js';
 
 /** SQLSTATE classes and codes (PostgreSQL's appendix A) that a retry may get past. */
 const BUSY_STATES = [

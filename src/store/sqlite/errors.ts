@@ -1,7 +1,7 @@
 // SQLite's failures that pass, as the store's own error: another process's lock, or a disk that is full,
 // read-only or failing. Nothing of the call was written. Anything else (a corrupt file, a bug) is left as
 // it was thrown.
-import { StoreUnavailableError } from '../store.js';
+import { StoreUnavailableError } from '../unavailable.js';
 
 const STORAGE = ['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN'];
 
