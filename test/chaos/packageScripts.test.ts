@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/postgresCluster.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -104,7 +105,7 @@ describe('package.json scripts', () => {
   it("npm start serves the API on PostgreSQL, with the README's two lines, never printing the password", async () => {
     // A folder of its own: the script gives it to the `postgres` user, who cannot enter this file's folder.
     const cluster = mkdtempSync(join(tmpdir(), 'store-orders-start-postgres-'));
-    const port = String(57_000 + Math.floor(Math.random() * 2_000));
+    const port = await freePort();
     const started = spawnSync(join(root, 'scripts/throwaway-postgres.sh'), ['start', cluster, port], { encoding: 'utf8' });
     expect(started.status, started.stderr).toBe(0);
     try {

@@ -2,6 +2,7 @@
 // server: a restart or a crash must not disturb the other tests' databases.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,13 +22,38 @@ export interface Cluster {
 
 const asOwner = (args: string[]) => (process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', ...args]] : [args[0], args.slice(1)]) as [string, string[]];
 
+/** A port nothing listens on now. A random pick from a range collides with the clients' own ports. */
+export function freePort(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === 'object' && address ? resolve(String(address.port)) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/** Another process may take the port between the probe and the start: then once more, on another. */
+async function startedCluster(): Promise<{ dir: string; port: string; url: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const dir = mkdtempSync(join(tmpdir(), 'store-orders-cluster-'));
+    const port = await freePort();
+    try {
+      const { stdout } = await run(SCRIPT, ['start', dir, port]);
+      return { dir, port, url: stdout.trim() };
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      if (attempt === 3) throw error;
+    }
+  }
+}
+
 export async function startCluster(): Promise<Cluster> {
-  const dir = mkdtempSync(join(tmpdir(), 'store-orders-cluster-'));
-  const port = String(56_000 + Math.floor(Math.random() * 4_000));
-  const { stdout } = await run(SCRIPT, ['start', dir, port]);
+  const { dir, port, url } = await startedCluster();
   const pgCtl = (...args: string[]) => run(...asOwner([PG_CTL, '-D', join(dir, 'data'), '-w', ...args]));
   return {
-    url: stdout.trim(),
+    url,
     stop: async (mode) => {
       await pgCtl('-m', mode, 'stop');
     },
@@ -53,7 +79,7 @@ export interface Bouncer {
 export async function startPgBouncer(cluster: Cluster, serverConnections: number): Promise<Bouncer> {
   const target = new URL(cluster.url);
   const dir = mkdtempSync(join(tmpdir(), 'store-orders-pgbouncer-'));
-  const port = String(Number(target.port) + 1);
+  const port = await freePort();
   writeFileSync(
     join(dir, 'pgbouncer.ini'),
     [
