@@ -21,11 +21,16 @@ export interface paths {
          *     a value out of range is `400 limit_out_of_range`. The body's `hasMore`
          *     says whether another page follows; when it does, `nextCursor` is the
          *     `cursor` that asks for it, and the `Link` header (RFC 8288) carries the
-         *     next page's whole URL with `rel="next"`. A cursor is opaque: it names the
+         *     next page's URL with `rel="next"`: this request's own query parameters,
+         *     as sent, with the next cursor. A cursor is opaque: it names the
          *     last order of its page and the filters it was made for (a position by
-         *     `id`, never an offset), and it does not expire. A cursor the server did
-         *     not make is `400 invalid_cursor`; one sent with other filters than its
-         *     page had is `400 cursor_mismatch`. `limit` may change from page to page.
+         *     `id`, never an offset), and it does not expire. It is not signed: it
+         *     names nothing a client could not ask for without it. A cursor that does
+         *     not read as one the server makes is `400 invalid_cursor`; one sent with
+         *     other filters than its page had is `400 cursor_mismatch` (the same
+         *     filters written otherwise, such as statuses in another order or a bound
+         *     in another time zone, are the same filters). `limit` may change from
+         *     page to page.
          *
          *     **Filters.** Each given filter narrows the list; together they all apply.
          *     - `status`: one or more of `pending`, `shipped` and `cancelled`, as the
@@ -36,8 +41,10 @@ export interface paths {
          *     - `complete`: `true` or `false`; an order whose `complete` the store does
          *       not have matches neither.
          *     - `shipDateFrom` (inclusive) and `shipDateBefore` (exclusive): RFC 3339
-         *       date-times with a time zone, compared as instants. An order without a
-         *       `shipDate` matches no bound.
+         *       date-times with a time zone, compared as instants. Ship dates are kept
+         *       to the millisecond, so a bound with a finer fraction counts from the
+         *       next millisecond, and a leap second (`23:59:60`) from the next minute.
+         *       An order without a `shipDate` matches no bound.
          *
          *     A query parameter this operation does not define is
          *     `400 invalid_request`, as in `/v1`.
@@ -51,9 +58,9 @@ export interface paths {
          *     `id`; one that stops matching is left out if the walk has not yet
          *     reached it. Each page is read from one moment of the store.
          *
-         *     **Conditional requests.** Each page carries an `ETag`; sending it back in
-         *     `If-None-Match` with the same query answers `304 Not Modified` with no
-         *     body while the store's orders are unchanged.
+         *     **Conditional requests.** Each page carries an `ETag`, a digest of the
+         *     page's body; sending it back in `If-None-Match` with the same query
+         *     answers `304 Not Modified` with no body while that page is unchanged.
          */
         get: operations["listOrders"];
         put?: never;
@@ -444,7 +451,7 @@ export interface operations {
                  */
                 status?: components["schemas"]["OrderStatus"][];
                 /**
-                 * @description Only the orders of this pet.
+                 * @description Only the orders of this pet. Ids are at most 2^53 − 1 (9007199254740991); a larger one matches no order.
                  * @example 7
                  */
                 petId?: number;

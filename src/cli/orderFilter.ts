@@ -1,4 +1,5 @@
 // `orders list`'s filters: API v2's listOrders filters, with the same meaning, written as options.
+import { instantAtOrAfter } from '../contract/instants.js';
 import { ORDER_STATUSES, type OrderFilter, type OrderStatus } from '../store/store.js';
 import { parseId } from './args.js';
 import { UsageError } from './io.js';
@@ -51,8 +52,11 @@ function parseStatuses(raw: string): OrderStatus[] {
   return [...new Set(statuses as OrderStatus[])];
 }
 
-/** A date-time as the contract takes a ship date, in UTC as the store keeps them. */
+/** A date-time as the contract takes a ship date, as a bound in the store's instants (as API v2 reads it). */
 function instant(raw: string, option: string): string {
   const fail = () => new UsageError(`${option} must be an ISO 8601 date-time with a time zone, like 2026-12-01T09:00:00Z`);
-  return validOrder({ shipDate: raw }, option, fail).shipDate as string;
+  validOrder({ shipDate: raw }, option, fail);
+  const bound = instantAtOrAfter(raw);
+  if (bound === undefined) throw fail();
+  return bound;
 }
