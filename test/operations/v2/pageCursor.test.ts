@@ -1,0 +1,38 @@
+// The cursor of v2's pages: it reads back as the position it names, for the same filters only.
+import { describe, expect, it } from 'vitest';
+import { readCursor, writeCursor } from '../../../src/operations/v2/pageCursor.js';
+import type { OrderFilter } from '../../../src/store/store.js';
+
+const filter: OrderFilter = { statuses: ['pending', 'shipped'], petId: 7, shipDateFrom: '2026-12-01T00:00:00.000Z' };
+
+describe('the page cursor', () => {
+  it('reads back as the last id it names, in characters a query needs no escape for', () => {
+    const cursor = writeCursor(42, filter);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(readCursor(cursor, filter)).toEqual({ afterId: 42 });
+    expect(readCursor(writeCursor(Number.MAX_SAFE_INTEGER, filter), filter)).toEqual({ afterId: Number.MAX_SAFE_INTEGER });
+  });
+
+  it('is the same for the statuses in any order, and a mismatch for any other filter', () => {
+    const cursor = writeCursor(1, filter);
+    expect(readCursor(cursor, { ...filter, statuses: ['shipped', 'pending'] })).toEqual({ afterId: 1 });
+    for (const other of [
+      { ...filter, statuses: ['pending'] as const },
+      { ...filter, petId: 8 },
+      { statuses: filter.statuses, shipDateFrom: filter.shipDateFrom },
+      { ...filter, complete: false },
+      { ...filter, shipDateFrom: '2026-12-01T00:00:00.001Z' },
+      { ...filter, shipDateBefore: '2027-01-01T00:00:00.000Z' },
+    ]) {
+      expect(readCursor(cursor, other)).toEqual({ problem: 'cursor_mismatch' });
+    }
+  });
+
+  it('is invalid when it does not read as one the server makes', () => {
+    const encoded = (json: string) => Buffer.from(json).toString('base64url');
+    for (const cursor of ['', 'abc', encoded('{"a":"1","f":"x"}'), encoded('{"a":-1,"f":"x"}'), encoded('{"a":1}'),
+      encoded('{"a":9007199254740993,"f":"x"}'), encoded('"text"'), encoded('null')]) {
+      expect(readCursor(cursor, filter)).toEqual({ problem: 'invalid_cursor' });
+    }
+  });
+});
