@@ -8,7 +8,7 @@ import { createKey, startServer, useServer } from '../support/server.js';
 const t = useServer();
 
 describe('unknown paths and methods', () => {
-  it.each(['/v1/nope', '/v1/store', '/v1/store/orders/1/items', '/nope', '/v2/store/orders', '/docs/nope'])(
+  it.each(['/v1/nope', '/v1/store', '/v1/store/orders/1/items', '/nope', '/v2/store', '/v2/pets/1', '/v3/store/orders', '/docs/nope'])(
     'answers 404 with the Error body for %s',
     async (path) => {
       const response = await rawRequest(`${t.server.baseUrl}${path}`, {

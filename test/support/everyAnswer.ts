@@ -1,21 +1,24 @@
-// One request for every answer the contract documents: each status of each operation of openapi.yaml (its
-// `default` read as every 5xx code of the Error table), plus the answers outside any operation. Tests that
-// must hold on every path (the canary key, the RateLimit fields) run this table, and `uncoveredAnswers`
-// names whatever openapi.yaml documents that it does not reach, so a new status cannot be left out.
+// One request for every answer the contracts document: each status of each operation of openapi.yaml and
+// openapi.v2.yaml (its `default` read as every 5xx code of the Error table), plus the answers outside any
+// operation. Tests that must hold on every path (the canary key, the RateLimit fields) run this table, and
+// `uncoveredAnswers` names whatever a contract documents that it does not reach, so a new status cannot be
+// left out.
 import { Agent, request } from 'node:http';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
-import type { OperationId } from '../../src/contract/types.js';
-import { handlers as defaultHandlers } from '../../src/operations/index.js';
-import type { Handlers } from '../../src/operations/handler.js';
+import { handlersByVersion } from '../../src/operations/index.js';
+import type { HandlersByVersion } from '../../src/operations/handler.js';
 import { StoreUnavailableError } from '../../src/store/unavailable.js';
 import { contractViolations } from './contract.js';
-import { document, type Json } from './document.js';
+import { documents, type Json, type Version } from './document.js';
 import type { TestServer } from './server.js';
+
+/** An operation of either version, as the table names it (see operationName). */
+export type OperationName = string;
 
 export interface Answer {
   label: string;
-  operationId: OperationId | undefined;
+  operationId: OperationName | undefined;
   status: number;
   headers: Headers;
   bodyText: string;
@@ -26,21 +29,24 @@ export interface Answer {
 /** Faults the handlers raise on demand, and a signal when a handler starts. */
 export interface HandlerControl {
   failure: Error | undefined;
-  entered: ((operationId: OperationId) => void) | undefined;
+  entered: ((operationId: string) => void) | undefined;
 }
 
-/** The real handlers, each of which first raises `control.failure` when set. */
-export function controllableHandlers(control: HandlerControl): Handlers {
-  const wrapped: Record<string, unknown> = {};
-  for (const [operationId, handler] of Object.entries(defaultHandlers)) {
-    wrapped[operationId] = (input: unknown, dependencies: unknown) => {
-      if (control.failure) throw control.failure;
-      const result = (handler as (input: unknown, dependencies: unknown) => unknown)(input, dependencies);
-      control.entered?.(operationId as OperationId);
-      return result;
-    };
-  }
-  return wrapped as unknown as Handlers;
+/** The real handlers of both versions, each of which first raises `control.failure` when set. */
+export function controllableHandlers(control: HandlerControl): HandlersByVersion {
+  const wrap = (handlers: object) => {
+    const wrapped: Record<string, unknown> = {};
+    for (const [operationId, handler] of Object.entries(handlers)) {
+      wrapped[operationId] = (input: unknown, dependencies: unknown) => {
+        if (control.failure) throw control.failure;
+        const result = (handler as (input: unknown, dependencies: unknown) => unknown)(input, dependencies);
+        control.entered?.(operationId);
+        return result;
+      };
+    }
+    return wrapped;
+  };
+  return { v1: wrap(handlersByVersion.v1), v2: wrap(handlersByVersion.v2) } as unknown as HandlersByVersion;
 }
 
 /** The store's own failure, as a backend raises it for a busy database or a full disk. */
@@ -65,7 +71,7 @@ export class CheckedClient {
 
   async send(
     label: string,
-    operationId: OperationId | undefined,
+    operationId: OperationName | undefined,
     keyKnown: boolean,
     { method = 'GET', path, headers = {}, body }: Sent,
   ): Promise<Answer> {
@@ -117,7 +123,7 @@ export class CheckedClient {
 /** A case of the table: what it is meant to answer, and how to make the server answer it. */
 export interface AnswerCase {
   label: string;
-  operationId: OperationId | undefined;
+  operationId: OperationName | undefined;
   status: number;
   code?: string;
   keyKnown: boolean;
@@ -125,144 +131,154 @@ export interface AnswerCase {
 }
 
 /**
- * The answers every operation gives on a server with no quota in reach, in a fixed order, for `key`.
- * `control` is the one given to `controllableHandlers` on that server. The 503 of a held write lock and
- * the 409 of an Idempotency-Key in flight need the lock held: see `answersUnderWriteLock`.
+ * The answers every operation of both versions gives on a server with no quota in reach, in a fixed order,
+ * for `key`. `control` is the one given to `controllableHandlers` on that server. The 503 of a held write
+ * lock and the 409 of an Idempotency-Key in flight need the lock held: see `answersUnderWriteLock`.
  */
 export async function everyAnswerCases(
   server: TestServer,
   key: string,
   control: HandlerControl,
 ): Promise<AnswerCase[]> {
+  const shipped = (await server.store.orders.addOrder({ petId: 1, quantity: 1, status: 'shipped' })).id;
+  // A second order for v2's pages: a page of one has a next page, and so a cursor.
+  await server.store.orders.addOrder({ petId: 1, quantity: 1, status: 'shipped' });
+  const pet = (await server.store.pets.addPet('Rex')).id;
+  const cases: AnswerCase[] = [];
+  for (const version of ['v1', 'v2'] as const) {
+    cases.push(...casesOf({ version, server, key, control, shipped, pet }));
+  }
+  return cases;
+}
+
+interface CaseContext {
+  version: Version;
+  server: TestServer;
+  key: string;
+  control: HandlerControl;
+  shipped: number;
+  pet: number;
+}
+
+/** One version's cases; its operations are named as operationName() names them. */
+function casesOf({ version, server, key, control, shipped, pet }: CaseContext): AnswerCase[] {
+  const root = `/${version}`;
+  const named = (operationId: string) => operationName(version, operationId);
   const auth = { Authorization: `Bearer ${key}` };
   const json = { ...auth, 'Content-Type': 'application/json' };
   const wrongKey = { Authorization: `Bearer ${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}` };
-  const shipped = (await server.store.orders.addOrder({ petId: 1, quantity: 1, status: 'shipped' })).id;
-  const pet = (await server.store.pets.addPet('Rex')).id;
   let sequence = 0;
 
   const cases: AnswerCase[] = [];
   const add = (
     label: string,
-    operationId: OperationId | undefined,
     status: number,
     code: string | undefined,
     keyKnown: boolean,
-    run: (client: CheckedClient, label: string) => Promise<Answer>,
+    run: (client: CheckedClient, label: string, operationId: OperationName) => Promise<Answer>,
   ) => {
+    const operationId = named(label.split(' ', 1)[0] as string);
+    const fullLabel = version === 'v1' ? label : `${version} ${label}`;
     cases.push({
-      label,
+      label: fullLabel,
       operationId,
       status,
       ...(code !== undefined && { code }),
       keyKnown,
-      run: (client) => run(client, label),
+      run: (client) => run(client, fullLabel, operationId),
     });
   };
-  const simple = (
-    label: string,
-    operationId: OperationId | undefined,
-    status: number,
-    code: string | undefined,
-    keyKnown: boolean,
-    sent: Sent,
-  ) =>
-    add(label, operationId, status, code, keyKnown, (client) =>
-      client.send(label, operationId, keyKnown, sent),
+  const simple = (label: string, status: number, code: string | undefined, keyKnown: boolean, sent: Sent) =>
+    add(label, status, code, keyKnown, (client, fullLabel, operationId) =>
+      client.send(fullLabel, operationId, keyKnown, sent),
     );
 
-  const requests: Record<OperationId, (headers: Record<string, string | string[]>) => Sent> = {
-    listOrders: (headers) => ({ path: '/v1/store/orders', headers }),
-    cancelOrder: (headers) => ({ method: 'DELETE', path: '/v1/store/orders/999999', headers }),
+  const requests: Record<string, (headers: Record<string, string | string[]>) => Sent> = {
+    listOrders: (headers) => ({ path: `${root}/store/orders`, headers }),
+    cancelOrder: (headers) => ({ method: 'DELETE', path: `${root}/store/orders/999999`, headers }),
     sendMessage: (headers) => ({
       method: 'POST',
-      path: '/v1/messages',
+      path: `${root}/messages`,
       headers: { 'Content-Type': 'application/json', ...headers },
       body: '{"message":"hi"}',
     }),
-    getPetById: (headers) => ({ path: `/v1/pets/${pet}`, headers }),
+    ...(version === 'v1' && { getPetById: (headers) => ({ path: `${root}/pets/${pet}`, headers }) }),
   };
+  const list = (query: string): Sent => ({ path: `${root}/store/orders${query}`, headers: auth });
 
   // listOrders
-  simple('listOrders 200', 'listOrders', 200, undefined, true, requests.listOrders(auth));
-  add('listOrders 304', 'listOrders', 304, undefined, true, async (client, label) => {
-    const listed = await client.send(`${label} (its ETag)`, 'listOrders', true, requests.listOrders(auth));
+  simple('listOrders 200', 200, undefined, true, requests.listOrders!(auth));
+  add('listOrders 304', 304, undefined, true, async (client, label, operationId) => {
+    const listed = await client.send(`${label} (its ETag)`, operationId, true, requests.listOrders!(auth));
     const etag = listed.headers.get('etag') ?? '';
-    return client.send(label, 'listOrders', true, requests.listOrders({ ...auth, 'If-None-Match': etag }));
+    return client.send(label, operationId, true, requests.listOrders!({ ...auth, 'If-None-Match': etag }));
   });
-  simple('listOrders 400 query', 'listOrders', 400, 'invalid_request', true, {
-    path: '/v1/store/orders?limit=1',
-    headers: auth,
-  });
+  simple('listOrders 400 query', 400, 'invalid_request', true, list(version === 'v1' ? '?limit=1' : '?offset=1'));
+  if (version === 'v2') {
+    simple('listOrders 400 limit', 400, 'limit_out_of_range', true, list('?limit=1001'));
+    simple('listOrders 400 cursor', 400, 'invalid_cursor', true, list('?cursor=abc'));
+    add('listOrders 400 other filters', 400, 'cursor_mismatch', true, async (client, label, operationId) => {
+      const first = await client.send(`${label} (its ETag)`, operationId, true, list('?limit=1'));
+      const { nextCursor } = JSON.parse(first.bodyText) as { nextCursor: string };
+      return client.send(label, operationId, true, list(`?limit=1&status=shipped&cursor=${nextCursor}`));
+    });
+  }
   // cancelOrder
-  add('cancelOrder 204', 'cancelOrder', 204, undefined, true, async (client, label) => {
+  add('cancelOrder 204', 204, undefined, true, async (client, label, operationId) => {
     const { id } = await server.store.orders.addOrder({ petId: 2, quantity: 1 });
-    const path = `/v1/store/orders/${id}`;
-    return client.send(label, 'cancelOrder', true, { method: 'DELETE', path, headers: auth });
+    return client.send(label, operationId, true, { method: 'DELETE', path: `${root}/store/orders/${id}`, headers: auth });
   });
-  simple('cancelOrder 400 id', 'cancelOrder', 400, 'invalid_request', true, {
+  simple('cancelOrder 400 id', 400, 'invalid_request', true, { method: 'DELETE', path: `${root}/store/orders/abc`, headers: auth });
+  simple('cancelOrder 404', 404, 'order_not_found', true, requests.cancelOrder!(auth));
+  simple('cancelOrder 409', 409, 'order_already_shipped', true, {
     method: 'DELETE',
-    path: '/v1/store/orders/abc',
-    headers: auth,
-  });
-  simple('cancelOrder 404', 'cancelOrder', 404, 'order_not_found', true, requests.cancelOrder(auth));
-  simple('cancelOrder 409', 'cancelOrder', 409, 'order_already_shipped', true, {
-    method: 'DELETE',
-    path: `/v1/store/orders/${shipped}`,
+    path: `${root}/store/orders/${shipped}`,
     headers: auth,
   });
   // sendMessage
-  simple('sendMessage 202', 'sendMessage', 202, undefined, true, requests.sendMessage(auth));
+  simple('sendMessage 202', 202, undefined, true, requests.sendMessage!(auth));
   const post = (headers: Record<string, string | string[]>, body: string): Sent => ({
     method: 'POST',
-    path: '/v1/messages',
+    path: `${root}/messages`,
     headers,
     body,
   });
-  simple('sendMessage 400 invalid_request', 'sendMessage', 400, 'invalid_request', true, post(json, '{}'));
-  simple('sendMessage 400 invalid_json', 'sendMessage', 400, 'invalid_json', true, post(json, '{'));
-  const plain = post(auth, 'x');
-  simple('sendMessage 400 content type', 'sendMessage', 400, 'unsupported_content_type', true, plain);
+  simple('sendMessage 400 invalid_request', 400, 'invalid_request', true, post(json, '{}'));
+  simple('sendMessage 400 invalid_json', 400, 'invalid_json', true, post(json, '{'));
+  simple('sendMessage 400 content type', 400, 'unsupported_content_type', true, post(auth, 'x'));
   simple(
     'sendMessage 400 repeated Content-Type',
-    'sendMessage',
     400,
     'unsupported_content_type',
     true,
     post({ ...auth, 'Content-Type': ['application/json', 'application/json'] }, '{"message":"hi"}'),
   );
-  simple('sendMessage 413', 'sendMessage', 413, 'payload_too_large', true, post(json, 'x'.repeat(1_100_000)));
-  simple(
-    'sendMessage 415',
-    'sendMessage',
-    415,
-    'unsupported_content_encoding',
-    true,
-    post({ ...json, 'Content-Encoding': 'gzip' }, '{"message":"x"}'),
-  );
-  add('sendMessage 422', 'sendMessage', 422, 'idempotency_key_reused', true, async (client, label) => {
-    const headers = { ...json, 'Idempotency-Key': `reused-${sequence++}` };
-    await client.send(`${label} (first use)`, 'sendMessage', true, post(headers, '{"message":"first"}'));
-    return client.send(label, 'sendMessage', true, post(headers, '{"message":"second"}'));
+  simple('sendMessage 413', 413, 'payload_too_large', true, post(json, 'x'.repeat(1_100_000)));
+  simple('sendMessage 415', 415, 'unsupported_content_encoding', true, post({ ...json, 'Content-Encoding': 'gzip' }, '{"message":"x"}'));
+  add('sendMessage 422', 422, 'idempotency_key_reused', true, async (client, label, operationId) => {
+    const headers = { ...json, 'Idempotency-Key': `reused-${version}-${sequence++}` };
+    await client.send(`${label} (first use)`, operationId, true, post(headers, '{"message":"first"}'));
+    return client.send(label, operationId, true, post(headers, '{"message":"second"}'));
   });
-  // getPetById
-  simple('getPetById 200', 'getPetById', 200, undefined, true, requests.getPetById(auth));
-  const pets = (id: string): Sent => ({ path: `/v1/pets/${id}`, headers: auth });
-  simple('getPetById 400 id', 'getPetById', 400, 'invalid_request', true, pets('abc'));
-  simple('getPetById 404', 'getPetById', 404, 'pet_not_found', true, pets('999999'));
+  // getPetById, in v1 only
+  if (version === 'v1') {
+    simple('getPetById 200', 200, undefined, true, requests.getPetById!(auth));
+    const pets = (id: string): Sent => ({ path: `${root}/pets/${id}`, headers: auth });
+    simple('getPetById 400 id', 400, 'invalid_request', true, pets('abc'));
+    simple('getPetById 404', 404, 'pet_not_found', true, pets('999999'));
+  }
 
-  for (const operationId of Object.keys(requests) as OperationId[]) {
-    const of = requests[operationId];
-    simple(`${operationId} 401 wrong key`, operationId, 401, 'unauthorized', false, of(wrongKey));
-    simple(`${operationId} 401 no key`, operationId, 401, 'unauthorized', false, of({}));
-    simple(`${operationId} 401 repeated Authorization`, operationId, 401, 'unauthorized', false, of({
+  for (const [operationId, of] of Object.entries(requests)) {
+    simple(`${operationId} 401 wrong key`, 401, 'unauthorized', false, of(wrongKey));
+    simple(`${operationId} 401 no key`, 401, 'unauthorized', false, of({}));
+    simple(`${operationId} 401 repeated Authorization`, 401, 'unauthorized', false, of({
       Authorization: [auth.Authorization, auth.Authorization],
     }));
     const failing = (label: string, status: number, code: string, failure: Error) =>
-      add(label, operationId, status, code, true, async (client) => {
+      add(label, status, code, true, async (client, fullLabel, name) => {
         control.failure = failure;
         try {
-          return await client.send(label, operationId, true, of(auth));
+          return await client.send(fullLabel, name, true, of(auth));
         } finally {
           control.failure = undefined;
         }
@@ -271,7 +287,7 @@ export async function everyAnswerCases(
     failing(`${operationId} 503 busy`, 503, 'service_unavailable', storeUnavailable('busy'));
     failing(`${operationId} 503 disk`, 503, 'storage_unavailable', storeUnavailable('storage'));
     // A transfer coding the server does not decode, refused before the request is looked at further.
-    simple(`${operationId} 501`, operationId, 501, 'not_implemented', false, {
+    simple(`${operationId} 501`, 501, 'not_implemented', false, {
       ...of(auth),
       headers: { ...of(auth).headers, 'Transfer-Encoding': 'gzip, chunked' },
       body: '',
@@ -279,53 +295,62 @@ export async function everyAnswerCases(
   }
 
   // Outside any operation: routing answers before the key is looked at.
-  simple('unknown path 404', undefined, 404, 'not_found', false, { path: '/v1/nope', headers: auth });
-  simple('wrong method 405', undefined, 405, 'method_not_allowed', false, {
-    method: 'PUT',
-    path: '/v1/store/orders',
-    headers: auth,
-  });
+  const outside = (label: string, status: number, code: string, sent: Sent) =>
+    cases.push({
+      label: version === 'v1' ? label : `${version} ${label}`,
+      operationId: undefined,
+      status,
+      code,
+      keyKnown: false,
+      run: (client) => client.send(label, undefined, false, sent),
+    });
+  outside('unknown path 404', 404, 'not_found', { path: `${root}/nope`, headers: auth });
+  outside('wrong method 405', 405, 'method_not_allowed', { method: 'PUT', path: `${root}/store/orders`, headers: auth });
   return cases;
 }
 
+/** How the table names an operation: v1's by its operationId alone, as before v2; v2's as `v2 listOrders`. */
+export function operationName(version: Version, operationId: string): OperationName {
+  return version === 'v1' ? operationId : `${version} ${operationId}`;
+}
+
 /**
- * Another connection holds the write lock past the server's write wait: 10 messages get 503, and a second
- * request with the Idempotency-Key of one still waiting gets 409. `control` must be the server's.
+ * Another connection holds the write lock past the server's write wait: in each version, 10 messages get
+ * 503, and a second request with the Idempotency-Key of one still waiting gets 409. `control` must be the
+ * server's.
  */
 export async function answersUnderWriteLock(
   client: CheckedClient,
   key: string,
   control: HandlerControl,
 ): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  for (const version of ['v1', 'v2'] as const) answers.push(...(await underWriteLock(client, key, control, version)));
+  return answers;
+}
+
+async function underWriteLock(client: CheckedClient, key: string, control: HandlerControl, version: Version) {
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+  const operationId = operationName(version, 'sendMessage');
   const message = (extra: Record<string, string> = {}): Sent => ({
     method: 'POST',
-    path: '/v1/messages',
+    path: `/${version}/messages`,
     headers: { ...headers, ...extra },
     body: '{"message":"x"}',
   });
+  const idempotencyKey = `locked-${version}`;
   const holder = new Database(client.server.dbPath);
   holder.exec('BEGIN IMMEDIATE');
   try {
     const entered = new Promise<void>((resolve) => {
       control.entered = () => resolve();
     });
-    const waiting = client.send(
-      'sendMessage 503 lock (idempotent)',
-      'sendMessage',
-      true,
-      message({ 'Idempotency-Key': 'locked' }),
-    );
+    const waiting = client.send(`${operationId} 503 lock (idempotent)`, operationId, true, message({ 'Idempotency-Key': idempotencyKey }));
     await entered;
     control.entered = undefined;
-    const inFlight = await client.send(
-      'sendMessage 409 in flight',
-      'sendMessage',
-      true,
-      message({ 'Idempotency-Key': 'locked' }),
-    );
+    const inFlight = await client.send(`${operationId} 409 in flight`, operationId, true, message({ 'Idempotency-Key': idempotencyKey }));
     const busy = await Promise.all(
-      Array.from({ length: 10 }, () => client.send('sendMessage 503 lock', 'sendMessage', true, message())),
+      Array.from({ length: 10 }, () => client.send(`${operationId} 503 lock`, operationId, true, message())),
     );
     return [await waiting, inFlight, ...busy];
   } finally {
@@ -335,44 +360,53 @@ export async function answersUnderWriteLock(
 }
 
 /** What `answersUnderWriteLock` must answer, by label. */
-export const UNDER_WRITE_LOCK: Record<string, { status: number; code: string }> = {
-  'sendMessage 503 lock (idempotent)': { status: 503, code: 'service_unavailable' },
-  'sendMessage 409 in flight': { status: 409, code: 'idempotency_key_in_use' },
-  'sendMessage 503 lock': { status: 503, code: 'service_unavailable' },
-};
+export const UNDER_WRITE_LOCK: Record<string, { status: number; code: string }> = Object.fromEntries(
+  ['v1', 'v2'].flatMap((version) => {
+    const operationId = operationName(version as Version, 'sendMessage');
+    return [
+      [`${operationId} 503 lock (idempotent)`, { status: 503, code: 'service_unavailable' }],
+      [`${operationId} 409 in flight`, { status: 409, code: 'idempotency_key_in_use' }],
+      [`${operationId} 503 lock`, { status: 503, code: 'service_unavailable' }],
+    ];
+  }),
+);
 
-/** Every (operation, status) pair openapi.yaml documents; `default` stands for each 5xx of the Error table. */
-export function documentedAnswers(): { operationId: OperationId; status: number }[] {
+/** Every (operation, status) pair the contracts document; `default` stands for each 5xx of the Error table. */
+export function documentedAnswers(): { operationId: OperationName; status: number }[] {
   const statuses = errorCodeTable().map(({ status }) => status);
   const serverErrors = [...new Set(statuses.filter((status) => status >= 500))];
-  const pairs: { operationId: OperationId; status: number }[] = [];
-  for (const item of Object.values(document.paths as Json)) {
-    for (const operation of Object.values(item as Json)) {
-      const { operationId, responses } = operation as { operationId?: OperationId; responses?: Json };
-      if (!operationId || !responses) continue;
-      for (const status of Object.keys(responses)) {
-        if (status === 'default') for (const code of serverErrors) pairs.push({ operationId, status: code });
-        else pairs.push({ operationId, status: Number(status) });
+  const pairs: { operationId: OperationName; status: number }[] = [];
+  for (const [version, document] of Object.entries(documents) as [Version, Json][]) {
+    for (const item of Object.values(document.paths as Json)) {
+      for (const operation of Object.values(item as Json)) {
+        const { operationId: id, responses } = operation as { operationId?: string; responses?: Json };
+        if (!id || !responses) continue;
+        const operationId = operationName(version, id);
+        for (const status of Object.keys(responses)) {
+          if (status === 'default') for (const code of serverErrors) pairs.push({ operationId, status: code });
+          else pairs.push({ operationId, status: Number(status) });
+        }
       }
     }
   }
   return pairs;
 }
 
-/** The rows of the code table in the Error schema's description. */
+/** The rows of the code tables in the Error schema's description of both contracts, each code once. */
 export function errorCodeTable(): { code: string; status: number }[] {
-  const { schemas } = document.components as { schemas: Record<string, { description: string }> };
-  const { description } = schemas.Error as { description: string };
-  return [...description.matchAll(/^\| `([a-z_]+)` \| ([0-9]{3}) \|/gm)].map((row) => ({
-    code: row[1] as string,
-    status: Number(row[2]),
-  }));
+  const rows = new Map<string, number>();
+  for (const document of Object.values(documents)) {
+    const { schemas } = document.components as { schemas: Record<string, { description: string }> };
+    const { description } = schemas.Error as { description: string };
+    for (const row of description.matchAll(/^\| `([a-z_]+)` \| ([0-9]{3}) \|/gm)) rows.set(row[1] as string, Number(row[2]));
+  }
+  return [...rows].map(([code, status]) => ({ code, status }));
 }
 
-/** The documented (operation, status) pairs none of `answers` shows, as `operationId status` lines. */
+/** The documented (operation, status) pairs none of `answers` shows, as `operation status` lines. */
 export function uncoveredAnswers(
   answers: readonly Pick<Answer, 'operationId' | 'status'>[],
-  leaveOut: (pair: { operationId: OperationId; status: number }) => boolean = () => false,
+  leaveOut: (pair: { operationId: OperationName; status: number }) => boolean = () => false,
 ): string[] {
   const seen = new Set(answers.map(({ operationId, status }) => `${operationId} ${status}`));
   return documentedAnswers()

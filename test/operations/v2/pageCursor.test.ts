@@ -19,7 +19,7 @@ describe('the page cursor', () => {
     for (const other of [
       { ...filter, statuses: ['pending'] as const },
       { ...filter, petId: 8 },
-      { statuses: filter.statuses, shipDateFrom: filter.shipDateFrom },
+      { statuses: filter.statuses, shipDateFrom: '2026-12-01T00:00:00.000Z' },
       { ...filter, complete: false },
       { ...filter, shipDateFrom: '2026-12-01T00:00:00.001Z' },
       { ...filter, shipDateBefore: '2027-01-01T00:00:00.000Z' },
