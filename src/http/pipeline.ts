@@ -64,8 +64,12 @@ async function checkThenRun(
   // From here on, every answer to the key tells where its quota stands.
   if (usage.headers) carried.headers = { ...carried.headers, ...usage.headers };
   if (usage.refusal) return usage.refusal;
-  const invalidPath = invalidIntegerParameter(operation.definition, request.params as Record<string, unknown>);
-  if (invalidPath) return invalidPath;
+  const invalidInteger = invalidIntegerParameter(
+    operation.definition,
+    request.params as Record<string, unknown>,
+    request.query as Record<string, unknown>,
+  );
+  if (invalidInteger) return invalidInteger;
   const read = operation.definition.requestBody ? await operationBody(request, reply.raw) : { body: undefined };
   if ('refusal' in read) return read.refusal;
   const checked = await validatedInput(operation, request, read.body);

@@ -59,12 +59,16 @@ describe('v2 listOrders: pages', () => {
     await addOrders(1_005);
     expect((await list({ limit: 1 })).data).toHaveLength(1);
     expect((await list({ limit: 1_000 })).data).toHaveLength(1_000);
-    for (const limit of ['0', '1001', '-5']) {
+    for (const limit of ['0', '1001', '-5', '99999999999']) {
       const response = await raw(`?limit=${limit}`);
       expect([response.status, (response.json as { code: string }).code]).toEqual([400, 'limit_out_of_range']);
     }
-    const notANumber = await raw('?limit=ten');
-    expect([notANumber.status, (notANumber.json as { code: string }).code]).toEqual([400, 'invalid_request']);
+    // Whole numbers in decimal digits only: JavaScript would read 0x10 as 16 and 1e3 as 1000.
+    for (const limit of ['ten', '0x10', '1e3', '5.0', '+5', '']) {
+      const response = await raw(`?limit=${limit}`);
+      expect([limit, response.status, (response.json as { code: string }).code]).toEqual([limit, 400, 'invalid_request']);
+    }
+    expect((await raw('?limit=0003')).status).toBe(200);
   });
 
   it('gives the next page in nextCursor and in a Link header with the same query, as sent, and the cursor', async () => {
@@ -127,7 +131,8 @@ describe('v2 listOrders: filters', () => {
   });
 
   it('answers 400 invalid_request to an unknown parameter, a bad status or a date-time without a zone', async () => {
-    for (const query of ['?offset=5', '?status=lost', '?shipDateFrom=2026-12-01T00:00:00', '?petId=0', '?complete=yes']) {
+    const beyondInt64 = '?petId=9223372036854775808';
+    for (const query of ['?offset=5', '?status=lost', '?shipDateFrom=2026-12-01T00:00:00', '?petId=0', '?petId=1e3', beyondInt64, '?complete=yes']) {
       const response = await raw(query);
       expect([query, response.status, (response.json as { code: string }).code]).toEqual([query, 400, 'invalid_request']);
     }
