@@ -151,11 +151,12 @@ describe('store-orders-client, installed into an empty folder', () => {
       const server = await startServer();
       try {
         const { key } = await createKey(server.store);
-        // The README's database: orders 1, 3 and 4 pending, order 2 shipped.
-        await server.store.orders.addOrder({ petId: 7, quantity: 2 });
+        // The orders as the README's walkthrough leaves them: 1 cancelled, 2 shipped, 3 and 4 pending.
+        const first = await server.store.orders.addOrder({ petId: 7, quantity: 2 });
         await server.store.orders.addOrder({ petId: 3, quantity: 1, status: 'shipped' });
         await server.store.orders.addOrder({ petId: 5, quantity: 1 });
         await server.store.orders.addOrder({ petId: 9, quantity: 4 });
+        expect(await server.store.orders.cancelOrder(first.id)).toBe('cancelled');
         const url = server.baseUrl;
         const listed = await run(process.execPath, ['list-orders.js'], app, {
           STORE_ORDERS_URL: url,

@@ -91,7 +91,8 @@ describe("the README's walkthrough", () => {
       .slice(1)
       // npm's own warnings about this machine's npm settings are not the project's output.
       .map((output) => output.replace(/^npm warn .*\n/gm, ''));
-  }, 60_000);
+    // Six `npx store-orders` starts, each several seconds on a busy 2-core machine, and a dozen requests.
+  }, 120_000);
 
   afterAll(async () => {
     server?.child.kill('SIGTERM');
