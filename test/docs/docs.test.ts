@@ -128,6 +128,8 @@ describe('the API reference at /docs', () => {
       expect(await page.getByRole('option').allInnerTexts()).toEqual(['API v2', 'API v1']);
       await page.getByRole('option', { name: 'API v1', exact: true }).click();
       await documentSelector(page, 'API v1').waitFor();
+      // The address names the version, so that a link to /docs#v1 opens v1.
+      expect(new URL(page.url()).hash).toMatch(/^#v1/);
 
       expect(operations.v1).toHaveLength(4);
       await everyOperationListed(page, 'v1');
