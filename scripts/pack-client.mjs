@@ -1,6 +1,7 @@
 // `npm run pack:client`: the typed client as a package of its own, store-orders-client, that installs without
-// the server (no Fastify, no native module): the built src/client.ts and generated/openapi.d.ts, laid out as
-// in this repository so that the declarations' relative import holds, with openapi-fetch its one dependency.
+// the server (no Fastify, no native module): the built src/client.ts (v1's and v2's clients) and
+// generated/openapi.d.ts and openapi.v2.d.ts, laid out as in this repository so that the declarations'
+// relative imports hold, with openapi-fetch its one dependency.
 // Assembled in dist/client-package/ and packed into dist/ (or into `--out DIR`, as a test does to stay out of
 // the dist/ other tests read); the tarball's full path is the one line on stdout.
 import { execFileSync } from 'node:child_process';
@@ -12,7 +13,7 @@ import { parseArgs } from 'node:util';
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const CLIENT_PACKAGE_NAME = 'store-orders-client';
 /** The client's files, each at the same path in the package as in this repository. */
-const SHIPPED = ['dist/client.js', 'dist/client.d.ts', 'generated/openapi.d.ts'];
+const SHIPPED = ['dist/client.js', 'dist/client.d.ts', 'generated/openapi.d.ts', 'generated/openapi.v2.d.ts'];
 
 /**
  * The first ```ts block under the README's `## Typed client` heading: the example a test runs as written.
@@ -56,20 +57,23 @@ function clientReadme(version, example) {
   return `# store-orders-client
 
 The typed client of the Store Orders API, version ${version}: [openapi-fetch](https://openapi-ts.dev/openapi-fetch/)
-over the TypeScript types generated from the API's contract (\`openapi.yaml\` ${version}), so paths, parameters,
-bodies, answers and Error bodies are checked by the compiler. Its one dependency is openapi-fetch.
+over the TypeScript types generated from the API's contracts (\`openapi.yaml\` for v1 and \`openapi.v2.yaml\` for v2,
+as served by store-orders ${version}), so paths, parameters, bodies, answers and Error bodies are checked by the
+compiler. Its one dependency is openapi-fetch.
 
 ## Usage
 
 \`\`\`ts
 ${example}\`\`\`
 
-\`createStoreOrdersClient(baseUrl, key, options?)\`: \`baseUrl\` is the API root, \`/v1\` included
+\`createStoreOrdersClient(baseUrl, key, options?)\` speaks API v1: \`baseUrl\` is its root, \`/v1\` included
 (\`http://127.0.0.1:3000/v1\`); \`key\` is an API key from \`store-orders keys create\`, sent as a bearer token;
 \`options\` are openapi-fetch's client options other than \`baseUrl\` and \`headers\` (your own \`fetch\`, say).
+\`createStoreOrdersClientV2(baseUrl, key, options?)\` is the same for API v2, \`/v2\` included, whose listOrders
+answers a page (\`data\`, \`hasMore\`, \`nextCursor\`) and takes \`limit\`, \`cursor\` and filters.
 Each call resolves to \`{ data, error, response }\`: a refused call has \`error\`, the API's Error body
-\`{ code, message, status }\`. The package also exports the types \`paths\`, \`components\`, \`ErrorBody\` and
-\`StoreOrdersClient\`.
+\`{ code, message, status }\`. The package also exports the types \`paths\`, \`components\`, \`pathsV2\`,
+\`componentsV2\`, \`ErrorBody\`, \`OrderPage\`, \`StoreOrdersClient\` and \`StoreOrdersClientV2\`.
 
 The package's version is the contract's: changes are listed in CHANGELOG.md. Licence: MIT (LICENSE).
 `;

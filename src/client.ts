@@ -1,12 +1,18 @@
 // The typed client that ships with the package (`store-orders/client`): openapi-fetch over the types generated
-// from openapi.yaml, so paths, parameters, bodies, answers and Error bodies are all checked by the compiler.
+// from each version's contract, so paths, parameters, bodies, answers and Error bodies are all checked by the
+// compiler. `createStoreOrdersClient` speaks API v1 (openapi.yaml), `createStoreOrdersClientV2` API v2
+// (openapi.v2.yaml); the two can be used side by side against one server.
 import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
 import type { components, paths } from '../generated/openapi.js';
+import type { components as componentsV2, paths as pathsV2 } from '../generated/openapi.v2.js';
 
-export type { components, paths };
+export type { components, componentsV2, paths, pathsV2 };
 export type StoreOrdersClient = Client<paths>;
-/** What every failed call answers with: `error` in a result whose `response.ok` is false. */
+export type StoreOrdersClientV2 = Client<pathsV2>;
+/** What every failed call answers with: `error` in a result whose `response.ok` is false. The same in v2. */
 export type ErrorBody = components['schemas']['Error'];
+/** One page of v2's listOrders: `data`, `hasMore`, and `nextCursor` while `hasMore` is true. */
+export type OrderPage = componentsV2['schemas']['OrderPage'];
 export type StoreOrdersClientOptions = Omit<ClientOptions, 'baseUrl' | 'headers'>;
 
 /**
@@ -19,4 +25,13 @@ export function createStoreOrdersClient(
   options: StoreOrdersClientOptions = {},
 ): StoreOrdersClient {
   return createClient<paths>({ ...options, baseUrl, headers: { Authorization: `Bearer ${key}` } });
+}
+
+/** The same for API v2: `baseUrl` with `/v2` included (`http://127.0.0.1:3000/v2`). */
+export function createStoreOrdersClientV2(
+  baseUrl: string,
+  key: string,
+  options: StoreOrdersClientOptions = {},
+): StoreOrdersClientV2 {
+  return createClient<pathsV2>({ ...options, baseUrl, headers: { Authorization: `Bearer ${key}` } });
 }

@@ -1,4 +1,4 @@
-// The /docs page: Scalar's API reference over the served contract, with nothing fetched from elsewhere.
+// The /docs page: Scalar's API reference over both served contracts, v2 first, with nothing fetched from elsewhere.
 import { ASSETS_PATH, type DocsAssets } from './assets.js';
 
 /**
@@ -13,34 +13,69 @@ export const SCALAR_CONFIGURATION = {
   agent: { disabled: true },
   mcp: { disabled: true },
   showDeveloperTools: 'never',
-  // Four operations: every tag open shows all of them at once.
+  // Three or four operations per version: every tag open shows all of them at once.
   defaultOpenAllTags: true,
   // Its button opens Scalar's hosted client on another host.
   hideClientButton: true,
-  // A download would carry the servers added below; the contract itself is at /v1/openapi.yaml.
+  // A download would carry the servers added below; each contract itself is at /v2/openapi.yaml and /v1/openapi.yaml.
   documentDownloadType: 'none',
 } as const;
 
+/** The versions the page shows, in the order of Scalar's document selector; the first is the default. */
+export const DOCS_VERSIONS = [
+  { root: '/v2', title: 'API v2' },
+  { root: '/v1', title: 'API v1' },
+] as const;
+
 /**
- * Loads the served contract and starts Scalar on it. The contract's servers are the production, staging
- * and quickstart hosts and the default local address, for the whole document and again for sendMessage;
- * "Try it" must call the server that serves this page, wherever it listens, so that server is put first
- * in each list (the first is the one selected).
+ * Loads each served contract and starts Scalar on all of them, one document per version (its multi-document
+ * `sources`), v2 selected. Two changes make "Try it" useful on this server:
+ * - The contracts' servers are the production, staging and quickstart hosts and the default local address,
+ *   for the whole document and again for an operation such as sendMessage; "Try it" must call the server
+ *   that serves this page, wherever it listens, so that server's root for the version (`/v2` or `/v1`) is
+ *   put first in each list (the first is the one selected).
+ * - Scalar sends every parameter that has an example, optional ones included: v2's listOrders would go out
+ *   with its example cursor (400 invalid_cursor) and every example filter. An optional parameter's example
+ *   is kept, as an example Scalar leaves unticked (`x-disabled`), so that "Try it" sends the required
+ *   parameters only until the user ticks more.
  */
 export const INIT_SCRIPT = `'use strict';
-fetch('/v1/openapi.json')
-  .then((response) => response.json())
-  .then((contract) => {
-    const here = { url: location.origin + '/v1', description: 'This server' };
-    const withHere = (servers) => [here, ...(servers || []).filter((server) => server.url !== here.url)];
-    contract.servers = withHere(contract.servers);
-    for (const pathItem of Object.values(contract.paths)) {
-      if (pathItem.servers) pathItem.servers = withHere(pathItem.servers);
-      for (const operation of Object.values(pathItem)) {
-        if (operation && operation.servers) operation.servers = withHere(operation.servers);
-      }
+const versions = ${JSON.stringify(DOCS_VERSIONS)};
+const optionalUnticked = (parameter) => {
+  if (!parameter || parameter.required || !('example' in parameter)) return;
+  parameter.examples = { default: { value: parameter.example, 'x-disabled': true } };
+  delete parameter.example;
+};
+const forThisServer = (contract, root) => {
+  const here = { url: location.origin + root, description: 'This server' };
+  const withHere = (servers) => [here, ...(servers || []).filter((server) => server.url !== here.url)];
+  contract.servers = withHere(contract.servers);
+  for (const pathItem of Object.values(contract.paths)) {
+    if (pathItem.servers) pathItem.servers = withHere(pathItem.servers);
+    (pathItem.parameters || []).forEach(optionalUnticked);
+    for (const operation of Object.values(pathItem)) {
+      if (!operation || typeof operation !== 'object' || Array.isArray(operation)) continue;
+      if (operation.servers) operation.servers = withHere(operation.servers);
+      (operation.parameters || []).forEach(optionalUnticked);
     }
-    Scalar.createApiReference('#app', { content: contract, ...${JSON.stringify(SCALAR_CONFIGURATION)} });
+  }
+  Object.values((contract.components || {}).parameters || {}).forEach(optionalUnticked);
+  return contract;
+};
+const load = ({ root }) =>
+  fetch(root + '/openapi.json').then((response) => {
+    if (!response.ok) throw new Error(root + '/openapi.json answered ' + response.status);
+    return response.json();
+  });
+Promise.all(versions.map(load))
+  .then((contracts) => {
+    const sources = versions.map(({ root, title }, index) => ({
+      title,
+      slug: root.slice(1),
+      content: forThisServer(contracts[index], root),
+      default: index === 0,
+    }));
+    Scalar.createApiReference('#app', { sources, ...${JSON.stringify(SCALAR_CONFIGURATION)} });
   })
   .catch((error) => {
     document.getElementById('app').textContent = 'The API contract could not be loaded: ' + error.message;

@@ -101,7 +101,7 @@ describe('npm run pack:client', () => {
     expect(existsSync(tarball)).toBe(true);
   });
 
-  it('carries the built client, the generated types, a README, the LICENSE and the CHANGELOG, nothing else', () => {
+  it("carries the built client, both versions' generated types, a README, the LICENSE and the CHANGELOG, nothing else", () => {
     const installed = join(app, 'node_modules/store-orders-client');
     expect(filesUnder(installed)).toEqual([
       'CHANGELOG.md',
@@ -110,6 +110,7 @@ describe('npm run pack:client', () => {
       'dist/client.d.ts',
       'dist/client.js',
       'generated/openapi.d.ts',
+      'generated/openapi.v2.d.ts',
       'package.json',
     ]);
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
@@ -136,7 +137,7 @@ describe('store-orders-client, installed into an empty folder', () => {
   });
 
   it(
-    "compiles the README's example as the README says, strictly, and runs it against a live server: it prints what the README shows",
+    "compiles the README's example as the README says, strictly, and runs it against a live server: v1's list and v2's filtered walk print what the README shows",
     async () => {
       writeFileSync(join(app, 'list-orders.ts'), readmeClientExample(readme));
       // The README's own compile line, with this repository's TypeScript and Node types standing in for the
@@ -150,8 +151,13 @@ describe('store-orders-client, installed into an empty folder', () => {
       const server = await startServer();
       try {
         const { key } = await createKey(server.store);
-        await server.store.orders.addOrder({ petId: 7, quantity: 2 });
-        const url = `${server.baseUrl}/v1`;
+        // The orders as the README's walkthrough leaves them: 1 cancelled, 2 shipped, 3 and 4 pending.
+        const first = await server.store.orders.addOrder({ petId: 7, quantity: 2 });
+        await server.store.orders.addOrder({ petId: 3, quantity: 1, status: 'shipped' });
+        await server.store.orders.addOrder({ petId: 5, quantity: 1 });
+        await server.store.orders.addOrder({ petId: 9, quantity: 4 });
+        expect(await server.store.orders.cancelOrder(first.id)).toBe('cancelled');
+        const url = server.baseUrl;
         const listed = await run(process.execPath, ['list-orders.js'], app, {
           STORE_ORDERS_URL: url,
           STORE_ORDERS_KEY: key,
@@ -159,6 +165,8 @@ describe('store-orders-client, installed into an empty folder', () => {
         expect(listed.stderr).toBe('');
         const shown = /^```ts\n[\s\S]*?^```[\s\S]*?^```text\n([\s\S]*?)^```/m.exec(section)?.[1];
         expect(listed.stdout).toBe(shown);
+        // v2's walk took more than one page, each asked for with the cursor of the one before.
+        expect(listed.stdout.match(/^pending: /gm)).toHaveLength(2);
 
         const refused = await run(process.execPath, ['list-orders.js'], app, {
           STORE_ORDERS_URL: url,

@@ -151,12 +151,14 @@ describe('the packed store-orders, installed into an empty folder', () => {
     expect(packedFiles).toEqual(
       expect.arrayContaining([
         'openapi.yaml',
+        'openapi.v2.yaml',
         'dist/cli/main.js',
         'dist/main.js',
         'generated/scalar-api-reference/standalone.js',
         'dist/client.js',
         'dist/client.d.ts',
         'generated/openapi.d.ts',
+        'generated/openapi.v2.d.ts',
         'LICENSE',
         'CHANGELOG.md',
       ]),
@@ -168,7 +170,7 @@ describe('the packed store-orders, installed into an empty folder', () => {
   });
 
   it(
-    'serves with `npx store-orders serve`, and the shipped client lists orders through it with a CLI-made key',
+    "serves with `npx store-orders serve`, and the shipped clients list orders through it with a CLI-made key: v1's whole list, v2's pages",
     async () => {
       const env = { DATABASE_URL: join(folder, 'store.db') };
       // Only `init` creates the database file; the server and the other commands refuse a missing one.
@@ -178,7 +180,9 @@ describe('the packed store-orders, installed into an empty folder', () => {
         .split('\n')
         .at(-1);
       expect(key).toMatch(/^sok_[0-9A-Za-z]{39}$/);
-      await run('npx', ['store-orders', 'orders', 'add', '--pet-id', '7', '--quantity', '2'], consumer, env);
+      for (const petId of ['7', '8', '9']) {
+        await run('npx', ['store-orders', 'orders', 'add', '--pet-id', petId, '--quantity', '2'], consumer, env);
+      }
       const server = await serve(consumer, env);
       try {
         writeFileSync(
@@ -193,7 +197,35 @@ describe('the packed store-orders, installed into an empty folder', () => {
         const listed = JSON.parse(
           await run(process.execPath, ['list-orders.mjs', `${server.baseUrl}/v1`, key ?? ''], consumer),
         ) as { status: number; data: unknown; error: unknown };
-        expect(listed).toEqual({ status: 200, data: [expect.objectContaining({ petId: 7, quantity: 2 })] });
+        expect(listed).toEqual({
+          status: 200,
+          data: [7, 8, 9].map((petId): unknown => expect.objectContaining({ petId, quantity: 2 })),
+        });
+
+        // v2's client, a page of two at a time with a filter, each page asked for with the one before's cursor.
+        writeFileSync(
+          join(consumer, 'walk-orders.mjs'),
+          [
+            "import { createStoreOrdersClientV2 } from 'store-orders/client';",
+            'const [baseUrl, key] = process.argv.slice(2);',
+            'const client = createStoreOrdersClientV2(baseUrl, key);',
+            'const pages = [];',
+            'let cursor;',
+            'do {',
+            "  const { data, error } = await client.GET('/store/orders', {",
+            "    params: { query: { limit: 2, status: ['pending'], cursor } },",
+            '  });',
+            '  if (error) throw new Error(JSON.stringify(error));',
+            '  pages.push(data.data.map((order) => order.petId));',
+            '  cursor = data.nextCursor;',
+            '} while (cursor);',
+            'console.log(JSON.stringify(pages));',
+          ].join('\n'),
+        );
+        const walked = JSON.parse(
+          await run(process.execPath, ['walk-orders.mjs', `${server.baseUrl}/v2`, key ?? ''], consumer),
+        ) as unknown;
+        expect(walked).toEqual([[7, 8], [9]]);
 
         // The API reference works from the package too: its renderer is the copy the tarball carries.
         const page = await (await fetch(`${server.baseUrl}/docs`)).text();
@@ -207,7 +239,7 @@ describe('the packed store-orders, installed into an empty folder', () => {
   );
 
   it(
-    'type-checks a consumer of store-orders/client against the installed declarations',
+    "type-checks a consumer of store-orders/client's v1 and v2 clients against the installed declarations",
     async () => {
       writeFileSync(
         join(consumer, 'tsconfig.json'),
@@ -231,7 +263,7 @@ describe('the packed store-orders, installed into an empty folder', () => {
       writeFileSync(
         join(consumer, 'consumer.ts'),
         [
-          "import { createStoreOrdersClient, type ErrorBody } from 'store-orders/client';",
+          "import { createStoreOrdersClient, createStoreOrdersClientV2, type ErrorBody } from 'store-orders/client';",
           "const client = createStoreOrdersClient('http://127.0.0.1:3000/v1', 'sok_example');",
           "const { data, error } = await client.GET('/store/orders');",
           'const ids: number[] = (data ?? []).map((order) => order.id);',
@@ -242,7 +274,15 @@ describe('the packed store-orders, installed into an empty folder', () => {
           "await client.GET('/store/nothing');",
           '// @ts-expect-error: cancelOrder needs its orderId',
           "await client.DELETE('/store/orders/{orderId}', {});",
-          'export { ids, refusal, code };',
+          "const v2 = createStoreOrdersClientV2('http://127.0.0.1:3000/v2', 'sok_example');",
+          "const page = await v2.GET('/store/orders', { params: { query: { limit: 2, status: ['pending', 'cancelled'] } } });",
+          'const next: string | undefined = page.data?.nextCursor;',
+          'const statuses: string[] = (page.data?.data ?? []).map((order) => order.status);',
+          "// @ts-expect-error: v2 has no getPetById",
+          "await v2.GET('/pets/{petId}', { params: { path: { petId: 1 } } });",
+          "// @ts-expect-error: not a status the contract knows",
+          "await v2.GET('/store/orders', { params: { query: { status: ['lost'] } } });",
+          'export { ids, refusal, code, next, statuses };',
         ].join('\n'),
       );
       await run(
