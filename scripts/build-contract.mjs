@@ -1,13 +1,15 @@
-// Part of the build: openapi.yaml parsed once here, so that the server reads JSON at start instead of
-// parsing YAML. dist/openapi.json is the document exactly as GET /v1/openapi.json serves it;
+// Part of the build: openapi.yaml parsed once here, and openapi.v2.yaml likewise (dist/openapi.v2.*), so that
+// the server reads JSON at start instead of parsing YAML. dist/openapi.json is the document exactly as GET /v1/openapi.json serves it;
 // dist/openapi.yaml.sha256 names the YAML it came from, so a server whose openapi.yaml was edited after the
 // build parses the YAML again rather than use a stale copy (src/contract/document.ts).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
-const yamlText = readFileSync(new URL('../openapi.yaml', import.meta.url), 'utf8');
 const target = new URL('../dist/', import.meta.url);
 mkdirSync(target, { recursive: true });
-writeFileSync(new URL('openapi.json', target), JSON.stringify(parse(yamlText)));
-writeFileSync(new URL('openapi.yaml.sha256', target), createHash('sha256').update(yamlText).digest('hex'));
+for (const name of ['openapi', 'openapi.v2']) {
+  const yamlText = readFileSync(new URL(`../${name}.yaml`, import.meta.url), 'utf8');
+  writeFileSync(new URL(`${name}.json`, target), JSON.stringify(parse(yamlText)));
+  writeFileSync(new URL(`${name}.yaml.sha256`, target), createHash('sha256').update(yamlText).digest('hex'));
+}

@@ -21,6 +21,7 @@ const INPUTS = [
   'src',
   'generated',
   'openapi.yaml',
+  'openapi.v2.yaml',
   'tsconfig.json',
   'tsconfig.build.json',
   'package.json',
@@ -48,7 +49,7 @@ function inputsDigest() {
   return hash.digest('hex');
 }
 
-/** The files the build writes: tsc's three for each module of src/, and the contract's two. */
+/** The files the build writes: tsc's three for each module of src/, and two for each contract. */
 function outputFiles() {
   const modules = filesUnder('src')
     .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
@@ -57,6 +58,8 @@ function outputFiles() {
     ...modules.flatMap((stem) => [`${stem}.js`, `${stem}.js.map`, `${stem}.d.ts`]),
     'dist/openapi.json',
     'dist/openapi.yaml.sha256',
+    'dist/openapi.v2.json',
+    'dist/openapi.v2.yaml.sha256',
   ];
 }
 

@@ -1,6 +1,7 @@
-// The composition root: the Fastify server with the contract's operations under /v1, the contract itself,
-// its API reference at /docs, pointers to both from / and /v1, health probes, metrics and opt-in CORS. Each
-// part is registered here; none is written here.
+// The composition root: the Fastify server with each version's operations under its root (/v1 from
+// openapi.yaml, /v2 from openapi.v2.yaml), the contracts themselves, their API reference at /docs,
+// pointers to both from / and each root, health probes, metrics and opt-in CORS. Each part is registered
+// here; none is written here.
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
   DEFAULT_HTTP_LIMITS,
@@ -8,7 +9,7 @@ import {
   type MetricsConfig,
   type RateLimits,
 } from './config.js';
-import type { Contract } from './contract/document.js';
+import { API_VERSIONS, type Contracts } from './contract/document.js';
 import { registerDocs } from './docs/routes.js';
 import { answersBeforeRouting } from './http/beforeRouting.js';
 import { answerLikeTheApi } from './http/commonAnswers.js';
@@ -24,18 +25,19 @@ import { registerOperations } from './http/routes.js';
 import { type ListenerOptions, serverOptions } from './http/serverOptions.js';
 import { cutOffStalledReaders } from './http/stalledReaders.js';
 import { closeConnectionsWhenStopping } from './http/stopping.js';
-import { type Handlers, storePartsOf } from './operations/handler.js';
-import { handlers as defaultHandlers } from './operations/index.js';
+import { type HandlersByVersion, storePartsOf } from './operations/handler.js';
+import { handlersByVersion } from './operations/index.js';
 import type { Store } from './store/store.js';
 import { instrument } from './telemetry/instrument.js';
 import { createMetrics } from './telemetry/metrics.js';
 import { timedStore } from './telemetry/timedStore.js';
 
 export interface AppOptions extends Partial<ListenerOptions> {
-  contract: Contract;
+  contracts: Contracts;
   store: Store;
   now?: () => Date;
-  handlers?: Handlers;
+  /** Each version's operation table; the real one for a version not given. */
+  handlers?: Partial<HandlersByVersion>;
   rateLimits?: RateLimits;
   /** Where /metrics is served and whether it asks for a token; on this app, open, when absent. */
   metrics?: MetricsConfig;
@@ -46,8 +48,9 @@ export interface AppOptions extends Partial<ListenerOptions> {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { contract, now = () => new Date(), http = DEFAULT_HTTP_LIMITS } = options;
-  const beforeRouting = answersBeforeRouting(contract, now);
+  const { now = () => new Date(), http = DEFAULT_HTTP_LIMITS } = options;
+  const contracts = API_VERSIONS.map((version) => options.contracts[version]);
+  const beforeRouting = answersBeforeRouting(contracts, now);
   const app = Fastify(serverOptions({ ...options, http }, beforeRouting));
   limitConnections(app.server, http.maxConnections);
   adaptNodeServer(app.server, app.log);
@@ -62,19 +65,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const metrics = createMetrics();
   const store = timedStore(options.store, metrics.storeCallDuration);
   instrument(app, metrics, {
-    contract,
+    contracts,
     store,
     now,
     metrics: options.metrics ?? {},
     deprecatedCallsFlushMs: options.deprecatedCallsFlushMs ?? 5_000,
   });
   registerProbes(app, store);
-  registerContractFiles(app, contract);
+  registerContractFiles(app, contracts);
   registerDocs(app);
-  registerPointers(app);
+  registerPointers(app, contracts);
 
-  const operations = operationTable(contract, options.handlers ?? defaultHandlers);
+  const handlers = { ...handlersByVersion, ...options.handlers };
+  const apis = [
+    { contract: options.contracts.v1, table: operationTable('v1', options.contracts.v1, handlers.v1) },
+    { contract: options.contracts.v2, table: operationTable('v2', options.contracts.v2, handlers.v2) },
+  ];
   const quotas = new RequestQuotas(options.rateLimits ?? DEFAULT_RATE_LIMITS, options.now);
-  registerOperations(app, contract, operations, { keys: store.keys, parts: storePartsOf(store), quotas, now });
+  registerOperations(app, apis, { keys: store.keys, parts: storePartsOf(store), quotas, now });
   return app;
 }

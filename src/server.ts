@@ -4,7 +4,7 @@ import { getSystemErrorMap } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { type Config, describeDatabase } from './config.js';
-import { loadContract } from './contract/document.js';
+import { loadContracts } from './contract/document.js';
 import { exitWith, loadConfigOrExit } from './exit.js';
 import { SERVER_BUSY_TIMEOUT_MS } from './store/sqlite/open.js';
 import { openStore } from './store/open.js';
@@ -15,10 +15,10 @@ import { type StopMessage, WORKER_READY } from './workerMessages.js';
 
 export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfigOrExit(env);
-  const contract = loadContract();
+  const contracts = loadContracts();
   const store = await openConfiguredStore(config);
   const app = await buildApp({
-    contract,
+    contracts,
     store,
     logLevel: config.logLevel,
     logStream: logDestination(chooseLogFormat(config.logFormat, process.stdout.isTTY === true)),

@@ -1,22 +1,36 @@
-// openapi.yaml, read once at start: the parsed document for openapi-backend and the texts served to clients.
+// The contracts, read once at start: openapi.yaml (API v1) and openapi.v2.yaml (API v2), each the parsed
+// document for openapi-backend and the texts served to clients, under the API root its servers name.
 import { hash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { OpenAPIV3 } from 'openapi-types';
 import type * as Yaml from 'yaml';
 
-/** The base path of every operation: the path of the contract's server URL. */
-export const API_ROOT = '/v1';
+/** The major versions served side by side, each from a contract of its own. */
+export const API_VERSIONS = ['v1', 'v2'] as const;
+export type ApiVersion = (typeof API_VERSIONS)[number];
 
-export const CONTRACT_PATH = new URL('../../openapi.yaml', import.meta.url);
-/** Written by the build (scripts/build-contract.mjs): the document already parsed, and which YAML it is. */
-const PARSED_PATH = new URL('../openapi.json', import.meta.url);
-const PARSED_FROM_PATH = new URL('../openapi.yaml.sha256', import.meta.url);
+/** Each version's contract file, at the repository's root. */
+export const CONTRACT_FILES: Record<ApiVersion, string> = { v1: 'openapi.yaml', v2: 'openapi.v2.yaml' };
+export const CONTRACT_PATH = contractPath('v1');
+
+export function contractPath(version: ApiVersion): URL {
+  return new URL(`../../${CONTRACT_FILES[version]}`, import.meta.url);
+}
 
 export interface Contract {
+  /** The base path of every operation: the path of the contract's first server URL, such as `/v1`. */
+  root: string;
   document: OpenAPIV3.Document;
   yamlText: string;
   jsonText: string;
+}
+
+/** Both versions' contracts, newest last. */
+export type Contracts = Record<ApiVersion, Contract>;
+
+export function loadContracts(): Contracts {
+  return { v1: loadContract(contractPath('v1')), v2: loadContract(contractPath('v2')) };
 }
 
 export class ContractError extends Error {
@@ -25,19 +39,34 @@ export class ContractError extends Error {
 
 export function loadContract(path: URL | string = CONTRACT_PATH): Contract {
   const yamlText = readFileSync(path, 'utf8');
-  const jsonText = path === CONTRACT_PATH ? parsedByTheBuild(yamlText) : undefined;
+  const version = API_VERSIONS.find((candidate) => String(path) === String(contractPath(candidate)));
+  const jsonText = version === undefined ? undefined : parsedByTheBuild(version, yamlText);
   const document = (jsonText === undefined ? parseYaml(yamlText) : JSON.parse(jsonText)) as OpenAPIV3.Document;
   if (typeof document?.openapi !== 'string' || !document.openapi.startsWith('3.0.')) {
     throw new ContractError(`${String(path)} is not an OpenAPI 3.0 document`);
   }
-  return { document, yamlText, jsonText: jsonText ?? JSON.stringify(document) };
+  return { root: rootOf(document), document, yamlText, jsonText: jsonText ?? JSON.stringify(document) };
 }
 
-/** The build's JSON of this very YAML text; none when running from source or when the YAML changed since. */
-function parsedByTheBuild(yamlText: string): string | undefined {
-  if (!existsSync(PARSED_PATH) || !existsSync(PARSED_FROM_PATH)) return undefined;
-  if (readFileSync(PARSED_FROM_PATH, 'utf8') !== hash('sha256', yamlText)) return undefined;
-  return readFileSync(PARSED_PATH, 'utf8');
+/**
+ * The build's JSON of this very YAML text (scripts/build-contract.mjs writes `dist/openapi.json` and the
+ * YAML's digest beside it, `.v2` in both names for v2); none when running from source or when the YAML
+ * changed since.
+ */
+function parsedByTheBuild(version: ApiVersion, yamlText: string): string | undefined {
+  const name = CONTRACT_FILES[version].replace(/\.yaml$/, '');
+  const parsedPath = new URL(`../${name}.json`, import.meta.url);
+  const parsedFromPath = new URL(`../${name}.yaml.sha256`, import.meta.url);
+  if (!existsSync(parsedPath) || !existsSync(parsedFromPath)) return undefined;
+  if (readFileSync(parsedFromPath, 'utf8') !== hash('sha256', yamlText)) return undefined;
+  return readFileSync(parsedPath, 'utf8');
+}
+
+/** `/v1` of `https://api.example/v1`: every server of a contract ends in its version's root. */
+function rootOf(document: OpenAPIV3.Document): string {
+  const url = document.servers?.[0]?.url;
+  if (url === undefined) throw new ContractError('the contract names no server');
+  return new URL(url, 'http://localhost').pathname.replace(/\/$/, '');
 }
 
 /** The YAML parser is loaded only when it is needed: it is a large part of a cold start. */

@@ -1,6 +1,6 @@
-// The contract's one Error body, and the table of its codes. Each code has exactly one status, as the
-// Error schema's table in openapi.yaml documents them (test/contract/errorCodes.test.ts holds the two
-// together).
+// The contracts' one Error body, and the table of its codes. Each code has exactly one status, as the
+// Error schema's tables in openapi.yaml and openapi.v2.yaml document them (test/contract/errorCodes.test.ts
+// holds them together).
 import type { components } from '../../generated/openapi.js';
 import type { Answer } from './answer.js';
 
@@ -10,6 +10,9 @@ export const ERROR_STATUS = {
   bad_request: 400,
   invalid_request: 400,
   invalid_json: 400,
+  invalid_cursor: 400,
+  cursor_mismatch: 400,
+  limit_out_of_range: 400,
   unsupported_content_type: 400,
   unauthorized: 401,
   not_found: 404,

@@ -1,13 +1,32 @@
-// Strict operation types derived from generated/: an operation can only answer a status the contract
-// documents for it, with that status's body, so an undocumented answer fails `tsc`.
-import type { operations } from '../../generated/openapi.js';
+// Strict operation types derived from generated/, for each version of the API: an operation can only
+// answer a status its contract documents for it, with that status's body, so an undocumented answer fails
+// `tsc`.
+import type { operations as OperationsV1 } from '../../generated/openapi.js';
+import type { operations as OperationsV2 } from '../../generated/openapi.v2.js';
+import type { ApiVersion } from './document.js';
 import type { StreamedArray } from './streamedArray.js';
 
-export type OperationId = keyof operations;
+interface OperationsOf extends Record<ApiVersion, object> {
+  v1: OperationsV1;
+  v2: OperationsV2;
+}
 
-type Responses<Op extends OperationId> = operations[Op]['responses'];
+export type OperationId<V extends ApiVersion = 'v1'> = keyof OperationsOf[V] & string;
+/** An operationId of any version. */
+export type AnyOperationId = { [V in ApiVersion]: OperationId<V> }[ApiVersion];
+
+type OperationOf<V extends ApiVersion, Op extends OperationId<V>> = OperationsOf[V][Op] & {
+  responses: object;
+  parameters: { query?: unknown; header?: unknown; path?: unknown };
+  requestBody?: unknown;
+};
+
+type Responses<V extends ApiVersion, Op extends OperationId<V>> = OperationOf<V, Op>['responses'];
 /** `default` is left out on purpose: it is the server's unexpected-error answer, never a handler's choice. */
-type DocumentedStatus<Op extends OperationId> = Extract<Exclude<keyof Responses<Op>, 'default'>, number>;
+type DocumentedStatus<V extends ApiVersion, Op extends OperationId<V>> = Extract<
+  Exclude<keyof Responses<V, Op>, 'default'>,
+  number
+>;
 
 type ResultFor<Response, Status> = Response extends { content: { 'application/json': infer Body } }
   ? {
@@ -17,23 +36,25 @@ type ResultFor<Response, Status> = Response extends { content: { 'application/js
     }
   : { status: Status; body?: undefined; headers?: Record<string, string> };
 
-export type OperationAnswer<Op extends OperationId> = {
-  [Status in DocumentedStatus<Op>]: ResultFor<Responses<Op>[Status], Status>;
-}[DocumentedStatus<Op>];
+export type OperationAnswer<Op extends OperationId<V>, V extends ApiVersion = 'v1'> = {
+  [Status in DocumentedStatus<V, Op>]: ResultFor<Responses<V, Op>[Status], Status>;
+}[DocumentedStatus<V, Op>];
 
-type Parameters<Op extends OperationId> = operations[Op]['parameters'];
-type DeclaredBody<Op extends OperationId> = NonNullable<operations[Op]['requestBody']>;
-type RequestBody<Op extends OperationId> = [DeclaredBody<Op>] extends [never]
+type Parameters<V extends ApiVersion, Op extends OperationId<V>> = OperationOf<V, Op>['parameters'];
+type DeclaredBody<V extends ApiVersion, Op extends OperationId<V>> = NonNullable<OperationOf<V, Op>['requestBody']>;
+type RequestBody<V extends ApiVersion, Op extends OperationId<V>> = [DeclaredBody<V, Op>] extends [never]
   ? undefined
-  : DeclaredBody<Op> extends { content: { 'application/json': infer Body } }
+  : DeclaredBody<V, Op> extends { content: { 'application/json': infer Body } }
     ? Body
     : undefined;
 
-export interface Input<Op extends OperationId> {
-  path: Parameters<Op>['path'];
+export interface Input<Op extends OperationId<V>, V extends ApiVersion = 'v1'> {
+  path: Parameters<V, Op>['path'];
   /** The path parameters as sent, for messages: an int64 beyond 2^53 is not exact as a number. */
-  pathText: { [Name in keyof Parameters<Op>['path']]: string };
-  body: RequestBody<Op>;
+  pathText: { [Name in keyof Parameters<V, Op>['path']]: string };
+  /** The query parameters, checked against the contract and coerced to their schemas' types. */
+  query: Parameters<V, Op>['query'];
+  body: RequestBody<V, Op>;
   /** The operation's header parameters, by their names in the contract. */
-  headers: Parameters<Op>['header'];
+  headers: Parameters<V, Op>['header'];
 }

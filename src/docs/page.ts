@@ -1,5 +1,4 @@
 // The /docs page: Scalar's API reference over the served contract, with nothing fetched from elsewhere.
-import { API_ROOT } from '../contract/document.js';
 import { ASSETS_PATH, type DocsAssets } from './assets.js';
 
 /**
@@ -29,10 +28,10 @@ export const SCALAR_CONFIGURATION = {
  * in each list (the first is the one selected).
  */
 export const INIT_SCRIPT = `'use strict';
-fetch('${API_ROOT}/openapi.json')
+fetch('/v1/openapi.json')
   .then((response) => response.json())
   .then((contract) => {
-    const here = { url: location.origin + '${API_ROOT}', description: 'This server' };
+    const here = { url: location.origin + '/v1', description: 'This server' };
     const withHere = (servers) => [here, ...(servers || []).filter((server) => server.url !== here.url)];
     contract.servers = withHere(contract.servers);
     for (const pathItem of Object.values(contract.paths)) {

@@ -4,7 +4,7 @@
 import type { FastifyServerOptions, onRequestHookHandler } from 'fastify';
 import { withHeaders } from '../contract/answer.js';
 import { deprecatedOperationAt, deprecationPolicies, refuseAfterSunset } from '../contract/deprecation.js';
-import { API_ROOT, type Contract, operationsOf } from '../contract/document.js';
+import { type Contract, operationsOf } from '../contract/document.js';
 import { errorAnswerFor } from './errors.js';
 import { framingError } from './framing.js';
 import { send } from './reply.js';
@@ -16,9 +16,12 @@ export interface BeforeRouting {
   refuseMalformedFraming: onRequestHookHandler;
 }
 
-export function answersBeforeRouting(contract: Contract, now: () => Date): BeforeRouting {
-  const policies = deprecationPolicies(operationsOf(contract.document));
-  const deprecatedOperation = deprecatedOperationAt(policies, API_ROOT);
+export function answersBeforeRouting(contracts: readonly Contract[], now: () => Date): BeforeRouting {
+  const lookups = contracts.map(({ root, document }) =>
+    deprecatedOperationAt(deprecationPolicies(operationsOf(document)), root),
+  );
+  const deprecatedOperation = (method: string, url: string) =>
+    lookups.reduce<ReturnType<(typeof lookups)[number]>>((found, lookup) => found ?? lookup(method, url), undefined);
   return {
     frameworkErrors: (error, request, reply) => {
       // This comes before the onRequest hooks that set these on every other answer.

@@ -16,6 +16,11 @@ export function entityTag(serializedBody: string | Buffer): string {
   return lastTagged.tag;
 }
 
+/** The same Buffer when it is one already: the cached list's tag is computed once for that Buffer. */
+function asBuffer(text: string | Buffer): Buffer {
+  return typeof text === 'string' ? Buffer.from(text) : text;
+}
+
 /** True when If-None-Match names `etag` (weak comparison, as the RFC requires for this header) or is `*`. */
 export function matchesIfNoneMatch(ifNoneMatch: string | undefined, etag: string): boolean {
   if (ifNoneMatch === undefined) return false;
@@ -35,8 +40,9 @@ export function supportsConditionalGet(definition: OpenAPIV3.OperationObject): b
  */
 export function conditionalGet(answer: Answer, ifNoneMatch: string | undefined): Answer {
   if (answer.status !== 200 || answer.body === undefined) return answer;
-  // A streamed body is not known before it is sent, so its tag is its version.
-  const body = isStreamedArray(answer.body) ? answer.body : serialize(answer.body);
+  // A streamed body is not known before it is sent, so its tag is its version. Any other is sent as the
+  // JSON text its tag was computed from: a Buffer, which send() takes as serialized already.
+  const body = isStreamedArray(answer.body) ? answer.body : asBuffer(serialize(answer.body));
   const etag = isStreamedArray(body) ? `"${body.version}"` : entityTag(body);
   const headers = { ...answer.headers, ETag: etag };
   return matchesIfNoneMatch(ifNoneMatch, etag) ? { status: 304, headers } : { status: 200, headers, body };

@@ -1,4 +1,4 @@
-// The contract's operations as the pipeline uses them: each with its definition, its deprecation policy,
+// A contract's operations as the pipeline uses them: each with its definition, its deprecation policy,
 // its Fastify route and its request validator. openapi-backend compiles the validators (Ajv); its own
 // request pipeline is not used (see pipeline.ts). It is loaded only when first needed or soon after start
 // (see `load`): the checks before validation read the contract's own definitions, so a first request with
@@ -6,18 +6,20 @@
 import type { OpenAPIBackend, Request as ApiRequest } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
 import { type DeprecationPolicy, deprecationPolicies } from '../contract/deprecation.js';
-import { API_ROOT, type Contract, operationsOf } from '../contract/document.js';
+import type { Answer } from '../contract/answer.js';
+import { type ApiVersion, type Contract, operationsOf } from '../contract/document.js';
 import { apiError } from '../contract/errorBody.js';
 import { configureAjv } from '../contract/formats.js';
-import type { OperationId } from '../contract/types.js';
-import type { Handler } from '../operations/handler.js';
+import type { AnyOperationId, Input } from '../contract/types.js';
+import type { Dependencies, Handlers } from '../operations/handler.js';
 import { supportsConditionalGet } from './conditional.js';
 import { invalidRequest, type Validation } from './validation.js';
 
 export interface Operation {
-  operationId: OperationId;
+  version: ApiVersion;
+  operationId: AnyOperationId;
   method: string;
-  /** The operation's path as a Fastify route, under the API root. */
+  /** The operation's path as a Fastify route, under its version's API root. */
   url: string;
   /** As in the contract, with its parameters' `$ref`s followed. */
   definition: OpenAPIV3.OperationObject;
@@ -27,7 +29,8 @@ export interface Operation {
   /** Whether it answers If-None-Match (conditional.ts). */
   conditional: boolean;
   validate(request: ApiRequest): Promise<Validation>;
-  handler: Handler<OperationId>;
+  /** Its version's handler, given the input its contract checked. */
+  handler(input: Input<never>, dependencies: Dependencies): Answer | Promise<Answer>;
 }
 
 export interface OperationTable {
@@ -36,28 +39,30 @@ export interface OperationTable {
   load(): Promise<unknown>;
 }
 
-export function operationTable(
+export function operationTable<V extends ApiVersion>(
+  version: V,
   contract: Contract,
-  handlers: { [Op in OperationId]: Handler<Op> },
+  handlers: Handlers<V>,
 ): OperationTable {
   let loading: Promise<Validators> | undefined;
   const loaded = () => (loading ??= loadValidators(contract));
   const declared = operationsOf(contract.document);
   const policies = deprecationPolicies(declared);
   const operations = declared.map(({ operationId: id, method, path, definition: asDeclared }): Operation => {
-    const operationId = id as OperationId;
+    const operationId = id as AnyOperationId;
     const definition = withParametersResolved(contract.document, asDeclared);
     const parameters = (definition.parameters ?? []) as OpenAPIV3.ParameterObject[];
     return {
+      version,
       operationId,
       method: method.toUpperCase(),
-      url: `${API_ROOT}${path.replace(/\{([^}]+)\}/g, ':$1')}`,
+      url: `${contract.root}${path.replace(/\{([^}]+)\}/g, ':$1')}`,
       definition,
       deprecation: policies.get(operationId),
       headerParameters: parameters.filter(({ in: where }) => where === 'header').map(({ name }) => name),
       conditional: supportsConditionalGet(definition),
       validate: async (request) => (await loaded()).validate(operationId, request),
-      handler: handlers[operationId] as Handler<OperationId>,
+      handler: handlers[operationId as keyof Handlers<V>] as unknown as Operation['handler'],
     };
   });
   return { operations, load: loaded };
@@ -71,7 +76,7 @@ async function loadValidators(contract: Contract): Promise<Validators> {
   const { OpenAPIBackend } = await import('openapi-backend');
   const api = new OpenAPIBackend({
     definition: contract.document,
-    apiRoot: API_ROOT,
+    apiRoot: contract.root,
     strict: true,
     // Quick mode skips re-validating openapi.yaml at every start (Spectral and Redocly check it in CI) and
     // compiles validators on demand: the request validators in the background (below), the response

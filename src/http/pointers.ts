@@ -1,43 +1,63 @@
-// Where a person who opens the server's address, or the API root, is sent: to the reference at /docs and
-// to the contract. `/` answers a small JSON index, outside the contract like /healthz. `/v1` and `/v1/`
-// are no operation, so they answer 404 with the Error body, as any unknown path under the API root does,
-// but their message names both, and so do RFC 8631 links. `/docs/` redirects to /docs.
+// Where a person who opens the server's address, or an API root, is sent: to the reference at /docs and to
+// the contracts. `/` answers a small JSON index, outside the contracts like /healthz. `/v1`, `/v2` and
+// the same with a trailing slash are no operation, so they answer 404 with the Error body, as any unknown
+// path under an API root does, but their message names both, and so do RFC 8631 links. `/docs/`
+// redirects to /docs.
 import type { FastifyInstance } from 'fastify';
-import { API_ROOT } from '../contract/document.js';
+import type { Contract } from '../contract/document.js';
 import { apiError } from '../contract/errorBody.js';
 import { VERSION } from '../version.js';
 import { readOnlyRoute } from './methods.js';
 import { send } from './reply.js';
 
 const DOCS = '/docs';
-const CONTRACT_YAML = `${API_ROOT}/openapi.yaml`;
-const CONTRACT_JSON = `${API_ROOT}/openapi.json`;
+const DOCS_LINK = `<${DOCS}>; rel="service-doc"; type="text/html"`;
 
-/** RFC 8631: the documentation for people, and the description for programs. */
-const LINKS = [
-  `<${DOCS}>; rel="service-doc"; type="text/html"`,
-  `<${CONTRACT_YAML}>; rel="service-desc"; type="application/yaml"`,
-  `<${CONTRACT_JSON}>; rel="service-desc"; type="application/json"`,
-].join(', ');
+/** A contract's two files: as written, and as JSON. */
+function contractFiles({ root }: Contract): [string, string] {
+  return [`${root}/openapi.yaml`, `${root}/openapi.json`];
+}
 
-export const INDEX = {
-  name: 'store-orders',
-  version: VERSION,
-  api: API_ROOT,
-  docs: DOCS,
-  contract: [CONTRACT_YAML, CONTRACT_JSON],
-} as const;
+/** RFC 8631: the documentation for people, and the descriptions for programs. */
+function linksTo(contracts: readonly Contract[]): string {
+  const descriptions = contracts.flatMap((contract) => {
+    const [yaml, json] = contractFiles(contract);
+    return [`<${yaml}>; rel="service-desc"; type="application/yaml"`, `<${json}>; rel="service-desc"; type="application/json"`];
+  });
+  return [DOCS_LINK, ...descriptions].join(', ');
+}
 
-const API_ROOT_IS_NO_OPERATION = apiError(
-  'not_found',
-  `${API_ROOT} is the API root, not an operation: its operations are described at ${DOCS} and in ${CONTRACT_YAML}`,
-  { Link: LINKS },
-);
+/**
+ * `api` and `contract` name v1, as they did before v2 was served; `versions` names every version's root
+ * and contract files.
+ */
+function indexOf(contracts: readonly Contract[]) {
+  const [first] = contracts as [Contract];
+  return {
+    name: 'store-orders',
+    version: VERSION,
+    api: first.root,
+    docs: DOCS,
+    contract: contractFiles(first),
+    versions: contracts.map((contract) => ({ api: contract.root, contract: contractFiles(contract) })),
+  };
+}
 
-export function registerPointers(app: FastifyInstance): void {
-  readOnlyRoute(app, '/', (_request, reply) => reply.header('Link', LINKS).send(INDEX));
-  for (const url of [API_ROOT, `${API_ROOT}/`]) {
-    app.all(url, (_request, reply) => send(reply, API_ROOT_IS_NO_OPERATION));
+/** `contracts` oldest first, as the index lists them. */
+export function registerPointers(app: FastifyInstance, contracts: readonly Contract[]): void {
+  const index = indexOf(contracts);
+  const links = linksTo(contracts);
+  readOnlyRoute(app, '/', (_request, reply) => reply.header('Link', links).send(index));
+  for (const contract of contracts) {
+    const [yaml] = contractFiles(contract);
+    const noOperation = apiError(
+      'not_found',
+      `${contract.root} is the API root, not an operation: its operations are described at ${DOCS} and in ${yaml}`,
+      { Link: linksTo([contract]) },
+    );
+    for (const url of [contract.root, `${contract.root}/`]) {
+      app.all(url, (_request, reply) => send(reply, noOperation));
+    }
   }
   // The reference has one address; a trailing slash would be another path, and a 404.
   readOnlyRoute(app, `${DOCS}/`, (_request, reply) => reply.redirect(DOCS, 301));

@@ -1,7 +1,7 @@
-// The server's own read-only paths beside the API: the health and readiness probes, and the contract it
+// The server's own read-only paths beside the API: the health and readiness probes, and the contracts it
 // serves, as written (YAML) and as JSON.
 import type { FastifyInstance } from 'fastify';
-import { API_ROOT, type Contract } from '../contract/document.js';
+import type { Contract } from '../contract/document.js';
 import { apiError } from '../contract/errorBody.js';
 import type { Store } from '../store/store.js';
 import { VERSION } from '../version.js';
@@ -24,11 +24,14 @@ export function registerProbes(app: FastifyInstance, store: Store): void {
   });
 }
 
-export function registerContractFiles(app: FastifyInstance, contract: Contract): void {
-  readOnlyRoute(app, `${API_ROOT}/openapi.yaml`, (_request, reply) =>
-    reply.type('application/yaml').send(contract.yamlText),
-  );
-  readOnlyRoute(app, `${API_ROOT}/openapi.json`, (_request, reply) =>
-    reply.type('application/json').send(contract.jsonText),
-  );
+/** Each version's contract under its own root: /v1/openapi.yaml, /v2/openapi.json and so on. */
+export function registerContractFiles(app: FastifyInstance, contracts: readonly Contract[]): void {
+  for (const contract of contracts) {
+    readOnlyRoute(app, `${contract.root}/openapi.yaml`, (_request, reply) =>
+      reply.type('application/yaml').send(contract.yamlText),
+    );
+    readOnlyRoute(app, `${contract.root}/openapi.json`, (_request, reply) =>
+      reply.type('application/json').send(contract.jsonText),
+    );
+  }
 }

@@ -1,8 +1,8 @@
-// The routes of the API root: one Fastify route per operation of the contract, each answering through the
-// pipeline, and one for everything else under the root: 405 with `Allow` on a path the contract has with
-// other methods, 404 on any other path (a trailing slash is another path).
+// The routes of each API root (/v1, /v2): one Fastify route per operation of its contract, each answering
+// through the pipeline, and one for everything else under the root: 405 with `Allow` on a path the
+// contract has with other methods, 404 on any other path (a trailing slash is another path).
 import type { FastifyInstance } from 'fastify';
-import { API_ROOT, operationsOf, type Contract } from '../contract/document.js';
+import { operationsOf, type Contract } from '../contract/document.js';
 import { allowedMethodsOf, methodNotAllowed, NO_SUCH_PATH } from './methods.js';
 import type { OperationTable } from './operationTable.js';
 import { answer, type PipelineDependencies } from './pipeline.js';
@@ -16,39 +16,50 @@ declare module 'fastify' {
   }
 }
 
+/** One version of the API: its contract, and its operations as the pipeline runs them. */
+export interface ServedApi {
+  contract: Contract;
+  table: OperationTable;
+}
+
 export function registerOperations(
   app: FastifyInstance,
-  contract: Contract,
-  table: OperationTable,
+  apis: readonly ServedApi[],
   dependencies: PipelineDependencies,
 ): void {
   app.decorateRequest('principal', undefined);
-  // A failure also fails each request that needs validation (500); here it is logged once, not thrown.
-  let loading: Promise<unknown> | undefined;
-  const loadValidators = () => {
-    loading ??= table.load().catch((error: unknown) => app.log.error({ err: error }, 'cannot load the validators'));
-  };
-  for (const operation of table.operations) {
-    app.route({
-      method: operation.method,
-      url: operation.url,
-      config: { operationId: operation.operationId },
-      handler: async (request, reply) => {
-        send(reply, await answer(operation, request, reply, dependencies));
-        // The validators are loaded once a first request is answered, not in its way.
-        loadValidators();
-        return reply;
-      },
+  for (const { contract, table } of apis) {
+    // A failure also fails each request that needs validation (500); here it is logged once, not thrown.
+    let loading: Promise<unknown> | undefined;
+    const loadValidators = () => {
+      loading ??= table.load().catch((error: unknown) => app.log.error({ err: error }, 'cannot load the validators'));
+    };
+    for (const operation of table.operations) {
+      app.route({
+        method: operation.method,
+        url: operation.url,
+        config: { operationId: operation.operationId, apiVersion: operation.version },
+        handler: async (request, reply) => {
+          send(reply, await answer(operation, request, reply, dependencies));
+          // The validators are loaded once a first request is answered, not in its way.
+          loadValidators();
+          return reply;
+        },
+      });
+    }
+    // Without requests, they are loaded soon after start anyway.
+    app.addHook('onListen', (done) => {
+      setTimeout(loadValidators, 1_000).unref();
+      done();
     });
+    answerOtherPaths(app, contract);
   }
-  // Without requests, they are loaded soon after start anyway.
-  app.addHook('onListen', (done) => {
-    setTimeout(loadValidators, 1_000).unref();
-    done();
-  });
-  const allowedMethods = allowedMethodsOf(operationsOf(contract.document));
-  app.all(`${API_ROOT}/*`, async (request, reply) => {
-    const allowed = allowedMethods((request.url.split('?', 1)[0] as string).slice(API_ROOT.length));
+}
+
+function answerOtherPaths(app: FastifyInstance, { root, document }: Contract): void {
+  const allowedMethods = allowedMethodsOf(operationsOf(document));
+  app.all(`${root}/*`, async (request, reply) => {
+    const allowed = allowedMethods((request.url.split('?', 1)[0] as string).slice(root.length));
     return send(reply, allowed.length > 0 ? methodNotAllowed(request.method, allowed) : NO_SUCH_PATH);
   });
 }

@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Request as ApiRequest } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
 import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
-import type { Input, OperationId } from '../contract/types.js';
+import type { Input } from '../contract/types.js';
 import { declaredContentType } from './body.js';
 
 export interface Validation {
@@ -25,8 +25,9 @@ export async function validatedInput(
   operation: ValidatedOperation,
   request: FastifyRequest,
   body: unknown,
-): Promise<{ input: Input<OperationId> } | { refusal: ErrorAnswer<400> }> {
+): Promise<{ input: Input<never> } | { refusal: ErrorAnswer<400> }> {
   let path: unknown = {};
+  let query: unknown = {};
   if (hasAnythingToValidate(operation.definition, request)) {
     const validation = await operation.validate({
       method: request.method,
@@ -36,7 +37,7 @@ export async function validatedInput(
       body,
     });
     if (validation.errors) return { refusal: invalidRequest(validation.errors) };
-    path = (validation.coerced as { params?: unknown }).params ?? {};
+    ({ params: path = {}, query = {} } = validation.coerced as { params?: unknown; query?: unknown });
   }
   const headers: Record<string, string | undefined> = {};
   for (const name of operation.headerParameters) {
@@ -44,7 +45,7 @@ export async function validatedInput(
     const value = request.headers[name.toLowerCase()];
     headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  return { input: { path, pathText: request.params, body, headers } as Input<OperationId> };
+  return { input: { path, pathText: request.params, query, body, headers } as Input<never> };
 }
 
 /** The validator picks the body's schema by its Content-Type, which rawBodies.ts keeps from Fastify. */
@@ -56,7 +57,14 @@ function headersOf(request: FastifyRequest): Record<string, string | string[]> {
 }
 
 export function invalidRequest(errors: ErrorObject[] | null | undefined): ErrorAnswer<400> {
-  return apiError('invalid_request', describeValidationErrors(errors ?? []));
+  const message = describeValidationErrors(errors ?? []);
+  return isLimitOutOfRange(errors ?? []) ? apiError('limit_out_of_range', message) : apiError('invalid_request', message);
+}
+
+/** API v2's listOrders gives a page size out of range a code of its own; a `limit` not an integer is not one. */
+function isLimitOutOfRange(errors: ErrorObject[]): boolean {
+  const error = errors.find(({ keyword }) => keyword !== 'parse');
+  return error?.instancePath === '/query/limit' && (error.keyword === 'minimum' || error.keyword === 'maximum');
 }
 
 /**

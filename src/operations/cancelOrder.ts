@@ -1,9 +1,9 @@
-// DELETE /store/orders/{orderId}: a pending order is cancelled; a shipped one is left alone.
+// DELETE /store/orders/{orderId}, in v1 and v2: a pending order is cancelled; a shipped one is left alone.
 
 import { apiError } from '../contract/errorBody.js';
-import type { Handler } from './handler.js';
+import type { SharedHandler } from './handler.js';
 
-export const cancelOrder: Handler<'cancelOrder'> = async ({ path: { orderId }, pathText }, { store }) => {
+export const cancelOrder: SharedHandler<'cancelOrder'> = async ({ path: { orderId }, pathText }, { store }) => {
   switch (await store.cancelOrder(orderId)) {
     case 'cancelled':
       return { status: 204 };

@@ -1,10 +1,11 @@
 // What an operation's handler is: typed input in, a documented answer out, with its part of the store and
-// the caller.
-import type { Input, OperationAnswer, OperationId } from '../contract/types.js';
+// the caller. The same for every version of the API, each typed from its own contract.
+import type { ApiVersion } from '../contract/document.js';
+import type { AnyOperationId, Input, OperationAnswer, OperationId } from '../contract/types.js';
 import type { MessageStore, OrderStore, PetStore, Principal, Store } from '../store/store.js';
 
-/** The one aggregate of the store each operation is given; a missing operation fails `tsc`. */
-export interface StoreParts extends Record<OperationId, unknown> {
+/** The one aggregate of the store each operation is given, in every version; a missing one fails `tsc`. */
+export interface StoreParts extends Record<AnyOperationId, unknown> {
   listOrders: OrderStore;
   cancelOrder: OrderStore;
   sendMessage: MessageStore;
@@ -15,15 +16,22 @@ export function storePartsOf(store: Store): StoreParts {
   return { listOrders: store.orders, cancelOrder: store.orders, sendMessage: store.messages, getPetById: store.pets };
 }
 
-export interface Dependencies<Op extends OperationId = OperationId> {
+export interface Dependencies<Op extends AnyOperationId = AnyOperationId> {
   store: StoreParts[Op];
   principal: Principal;
   now: () => Date;
 }
 
-export type Handler<Op extends OperationId> = (
-  input: Input<Op>,
-  dependencies: Dependencies<Op>,
-) => OperationAnswer<Op> | Promise<OperationAnswer<Op>>;
+export type Handler<Op extends OperationId<V>, V extends ApiVersion = 'v1'> = (
+  input: Input<Op, V>,
+  dependencies: Dependencies<Op & AnyOperationId>,
+) => OperationAnswer<Op, V> | Promise<OperationAnswer<Op, V>>;
 
-export type Handlers = { [Op in OperationId]: Handler<Op> };
+/** A handler that serves an operation of v1 and v2 alike, under the same rules. */
+export type SharedHandler<Op extends OperationId<'v1'> & OperationId<'v2'>> = Handler<Op, 'v1'> & Handler<Op, 'v2'>;
+
+/** One handler per operationId of version V's contract. */
+export type Handlers<V extends ApiVersion = 'v1'> = { [Op in OperationId<V>]: Handler<Op, V> };
+
+/** Every version's handlers. */
+export type HandlersByVersion = { [V in ApiVersion]: Handlers<V> };

@@ -1,13 +1,13 @@
-// POST /messages: store the message durably, then answer 202 with it queued. With an Idempotency-Key, a
+// POST /messages, in v1 and v2: store the message durably, then answer 202 with it queued. With an Idempotency-Key, a
 // retry of the same request replays the first answer instead of storing the message again.
 import { createHash } from 'node:crypto';
 import { randomBase62 } from '../base62.js';
 import { apiError } from '../contract/errorBody.js';
 import type { OperationAnswer } from '../contract/types.js';
-import type { Handler } from './handler.js';
+import type { SharedHandler } from './handler.js';
 import type { Message } from '../store/store.js';
 
-export const sendMessage: Handler<'sendMessage'> = async ({ body, headers }, { store, principal, now }) => {
+export const sendMessage: SharedHandler<'sendMessage'> = async ({ body, headers }, { store, principal, now }) => {
   const message = {
     id: newMessageId(),
     accountId: principal.accountId,

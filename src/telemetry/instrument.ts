@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { MetricsConfig } from '../config.js';
 import { readOnlyRoute } from '../http/methods.js';
 import { deprecationPolicies } from '../contract/deprecation.js';
-import { type Contract, operationsOf } from '../contract/document.js';
+import { type ApiVersion, type Contract, operationsOf } from '../contract/document.js';
 import type { Store } from '../store/store.js';
 import { DeprecatedCallLog } from './deprecatedCalls.js';
 import { type Metrics, NO_OPERATION, observeStore } from './metrics.js';
@@ -12,8 +12,10 @@ import { buildMetricsServer, METRICS_PATH, metricsHandler } from './metricsEndpo
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Set on the route made for each operation of the contract. */
+    /** Set on the route made for each operation of a contract. */
     operationId?: string;
+    /** The version of the API whose contract has that operation. */
+    apiVersion?: ApiVersion;
   }
   interface FastifyInstance {
     /** The listener of its own that serves /metrics when METRICS_PORT is set; not yet listening. */
@@ -22,7 +24,7 @@ declare module 'fastify' {
 }
 
 export interface TelemetryOptions {
-  contract: Contract;
+  contracts: readonly Contract[];
   /** The store whose calls `metrics` times (timedStore.ts). */
   store: Store;
   now: () => Date;
@@ -31,10 +33,12 @@ export interface TelemetryOptions {
 }
 
 export function instrument(app: FastifyInstance, metrics: Metrics, options: TelemetryOptions): void {
-  const { contract, now, store } = options;
+  const { contracts, now, store } = options;
   observeStore(metrics, store.telemetry);
 
-  const deprecated = new Set(deprecationPolicies(operationsOf(contract.document)).keys());
+  const deprecated = new Set(
+    contracts.flatMap(({ document }) => [...deprecationPolicies(operationsOf(document)).keys()]),
+  );
   // A series that exists at 0 tells "nobody calls it" apart from "not measured".
   for (const operation of deprecated) metrics.deprecatedCalls.inc({ operation }, 0);
   const deprecatedCalls = new DeprecatedCallLog(store.telemetry);
@@ -43,8 +47,8 @@ export function instrument(app: FastifyInstance, metrics: Metrics, options: Tele
   );
 
   app.addHook('onResponse', (request, reply, done) => {
-    const operation = request.routeOptions.config.operationId ?? NO_OPERATION;
-    const labels = { operation, status: String(reply.statusCode) };
+    const { operationId: operation = NO_OPERATION, apiVersion: api = NO_OPERATION } = request.routeOptions.config;
+    const labels = { api, operation, status: String(reply.statusCode) };
     metrics.requests.inc(labels);
     metrics.requestDuration.observe(labels, reply.elapsedTime / 1000);
     if (deprecated.has(operation)) {

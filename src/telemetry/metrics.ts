@@ -1,16 +1,16 @@
 // The Prometheus instruments of one app, in a registry of its own, and the text a scrape answers.
-// Every label has a bounded set of values: operationIds (or "none"), HTTP statuses, Store method names,
-// order states. Never an id, a key or a path.
+// Every label has a bounded set of values: API versions and operationIds (or "none"), HTTP statuses, Store
+// method names, order states. Never an id, a key or a path.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './promClient.js';
 import { ORDER_STATUSES, type TelemetryStore } from '../store/store.js';
 
-/** Requests that matched no operation of the contract: probes, the contract's own files, unknown paths. */
+/** The version and operation of requests that matched no operation: probes, the contracts' files, unknown paths. */
 export const NO_OPERATION = 'none';
 
 export interface Metrics {
   registry: Registry;
-  requests: Counter<'operation' | 'status'>;
-  requestDuration: Histogram<'operation' | 'status'>;
+  requests: Counter<'api' | 'operation' | 'status'>;
+  requestDuration: Histogram<'api' | 'operation' | 'status'>;
   storeCallDuration: Histogram<'method'>;
   deprecatedCalls: Counter<'operation'>;
   /** The exposition text: this app's metrics, then the process's. */
@@ -23,14 +23,14 @@ export function createMetrics(): Metrics {
   const registers = [registry];
   const requests = new Counter({
     name: 'store_orders_http_requests_total',
-    help: 'HTTP requests answered, by operationId ("none" outside the contract) and status.',
-    labelNames: ['operation', 'status'] as const,
+    help: 'HTTP requests answered, by API (v1, v2; "none" outside them), operationId ("none" likewise) and status.',
+    labelNames: ['api', 'operation', 'status'] as const,
     registers,
   });
   const requestDuration = new Histogram({
     name: 'store_orders_http_request_duration_seconds',
-    help: 'Time from receiving a request to the end of its answer, by operationId and status.',
-    labelNames: ['operation', 'status'] as const,
+    help: 'Time from receiving a request to the end of its answer, by API, operationId and status.',
+    labelNames: ['api', 'operation', 'status'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers,
   });

@@ -3,7 +3,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import type { MetricsConfig } from '../config.js';
-import { API_ROOT } from '../contract/document.js';
+import { API_VERSIONS } from '../contract/document.js';
 import { VERSION } from '../version.js';
 import { METRICS_PATH } from './metricsEndpoint.js';
 
@@ -15,7 +15,8 @@ import { METRICS_PATH } from './metricsEndpoint.js';
 export function announceListening(log: FastifyBaseLogger, apiOrigin: string, metricsOrigin: string): void {
   const always = log.level === 'silent' ? log : log.child({}, { level: 'info' });
   always.info(
-    `store-orders ${VERSION} listening: API ${apiOrigin}${API_ROOT}, reference ${apiOrigin}/docs, ` +
+    `store-orders ${VERSION} listening: API ${API_VERSIONS.map((version) => `${apiOrigin}/${version}`).join(' and ')}, ` +
+      `reference ${apiOrigin}/docs, ` +
       `metrics ${metricsOrigin}${METRICS_PATH}`,
   );
 }

@@ -158,7 +158,7 @@ async function readWholeList(): Promise<number> {
 /** How many listOrders requests the server has answered with `status`, from its own /metrics. */
 async function listsAnswered(status: number): Promise<number> {
   const { text } = await oneShot('GET', '/metrics');
-  const line = new RegExp(`^store_orders_http_requests_total\\{operation="listOrders",status="${status}"\\} (\\d+)$`, 'm');
+  const line = new RegExp(`^store_orders_http_requests_total\\{api="v1",operation="listOrders",status="${status}"\\} (\\d+)$`, 'm');
   return Number(line.exec(text)?.[1] ?? 0);
 }
 

@@ -40,7 +40,7 @@ describe('the one request pipeline', () => {
   it('runs a handler only for an authenticated, valid request to its own route', async () => {
     const calls: Call[] = [];
     // Before the sunset of getPetById, so that it is still served.
-    server = await startServer({ handlers: recordingHandlers(calls), now: () => new Date('2026-06-01T00:00:00Z') });
+    server = await startServer({ handlers: { v1: recordingHandlers(calls) }, now: () => new Date('2026-06-01T00:00:00Z') });
     const { key, keyId } = await createKey(server.store);
     const good = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
     const wrongKeys = [{}, { Authorization: 'Bearer so_wrong' }, { Authorization: `Basic ${key}` }];

@@ -6,26 +6,31 @@ import { useServer } from '../support/server.js';
 
 const t = useServer();
 
-const LINKS =
-  '</docs>; rel="service-doc"; type="text/html", ' +
-  '</v1/openapi.yaml>; rel="service-desc"; type="application/yaml", ' +
-  '</v1/openapi.json>; rel="service-desc"; type="application/json"';
+const DOCS_LINK = '</docs>; rel="service-doc"; type="text/html"';
+const contractLinks = (root: string) =>
+  `<${root}/openapi.yaml>; rel="service-desc"; type="application/yaml", ` +
+  `<${root}/openapi.json>; rel="service-desc"; type="application/json"`;
 
 describe('GET /', () => {
-  it('answers a small JSON index naming the API root, /docs and the contract, without a key', async () => {
+  it('answers a small JSON index naming each API root, /docs and the contracts, without a key', async () => {
     const response = await rawRequest(`${t.server.baseUrl}/`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(response.json).toEqual({
       name: 'store-orders',
       version: VERSION,
+      // As before v2 was served.
       api: '/v1',
       docs: '/docs',
       contract: ['/v1/openapi.yaml', '/v1/openapi.json'],
+      versions: [
+        { api: '/v1', contract: ['/v1/openapi.yaml', '/v1/openapi.json'] },
+        { api: '/v2', contract: ['/v2/openapi.yaml', '/v2/openapi.json'] },
+      ],
     });
-    expect(response.headers.get('link')).toBe(LINKS);
+    expect(response.headers.get('link')).toBe(`${DOCS_LINK}, ${contractLinks('/v1')}, ${contractLinks('/v2')}`);
     // Each pointer leads somewhere.
-    for (const path of ['/docs', '/v1/openapi.yaml', '/v1/openapi.json']) {
+    for (const path of ['/docs', '/v1/openapi.yaml', '/v1/openapi.json', '/v2/openapi.yaml', '/v2/openapi.json']) {
       expect((await fetch(`${t.server.baseUrl}${path}`)).status).toBe(200);
     }
   });
@@ -44,21 +49,24 @@ describe('the API root itself', () => {
     ['GET', '/v1/'],
     ['POST', '/v1'],
     ['DELETE', '/v1/'],
-  ])('answers %s %s with 404 and the Error body, pointing to /docs and the contract', async (method, path) => {
+    ['GET', '/v2'],
+    ['GET', '/v2/'],
+    ['PATCH', '/v2'],
+  ])('answers %s %s with 404 and the Error body, pointing to /docs and its contract', async (method, path) => {
     const response = await rawRequest(`${t.server.baseUrl}${path}`, { method });
+    const root = path.replace(/\/$/, '');
     expect(response.status).toBe(404);
     expect(response.json).toEqual({
       code: 'not_found',
-      message:
-        '/v1 is the API root, not an operation: its operations are described at /docs and in /v1/openapi.yaml',
+      message: `${root} is the API root, not an operation: its operations are described at /docs and in ${root}/openapi.yaml`,
       status: 404,
     });
-    expect(response.headers.get('link')).toBe(LINKS);
+    expect(response.headers.get('link')).toBe(`${DOCS_LINK}, ${contractLinks(root)}`);
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('leaves any other unknown path the plain 404', async () => {
-    const response = await rawRequest(`${t.server.baseUrl}/v1/nope`);
+  it.each(['/v1/nope', '/v2/nope', '/v2/pets/1'])('leaves any other unknown path, such as %s, the plain 404', async (path) => {
+    const response = await rawRequest(`${t.server.baseUrl}${path}`);
     expect(response.status).toBe(404);
     expect(response.json).toEqual({ code: 'not_found', message: 'No such path', status: 404 });
     expect(response.headers.get('link')).toBeNull();

@@ -111,7 +111,7 @@ describe('the per-key quota', () => {
   it.skipIf(ON_POSTGRES)('tells where the quota stands on every answer to a valid key, whatever its status', async () => {
     const control: HandlerControl = { failure: undefined, entered: undefined };
     server = await startServer({
-      handlers: controllableHandlers(control),
+      handlers: { v1: controllableHandlers(control) },
       writeWaitMs: 1_000,
       rateLimits: { requestsPerKey: 100_000, authFailuresPerAddress: 0, windowSeconds: 60 },
     });

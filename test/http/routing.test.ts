@@ -193,9 +193,11 @@ describe('unexpected exceptions', () => {
     await t.server.close();
     t.server = await startServer({
       handlers: {
-        ...(await import('../../src/operations/index.js')).handlers,
-        listOrders: () => {
-          throw new Error('disk on fire: secret detail');
+        v1: {
+          ...(await import('../../src/operations/index.js')).handlers,
+          listOrders: () => {
+            throw new Error('disk on fire: secret detail');
+          },
         },
       },
     });

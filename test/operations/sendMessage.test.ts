@@ -35,7 +35,7 @@ describe('sendMessage', () => {
   // SQLite's write lock, held by another connection.
   it.skipIf(ON_POSTGRES)('sends no 202 while the write cannot commit, and each 202 finds its message already in the file', async () => {
     const control: HandlerControl = { failure: undefined, entered: undefined };
-    const server = await startServer({ handlers: controllableHandlers(control), writeWaitMs: 30_000 });
+    const server = await startServer({ handlers: { v1: controllableHandlers(control) }, writeWaitMs: 30_000 });
     const { key } = await createKey(server.store);
     const client = new CheckedClient(server);
     const reader = new Database(server.dbPath, { readonly: true });

@@ -85,7 +85,7 @@ describe('sendMessage with an Idempotency-Key', () => {
   // SQLite's write lock, held by another connection; PostgreSQL's rule is in test/store/storeBehaviour.
   it.skipIf(ON_POSTGRES)('answers 409 to a second request while the first with the same key waits to be written', async () => {
     const control: HandlerControl = { failure: undefined, entered: undefined };
-    server = await startServer({ handlers: controllableHandlers(control) });
+    server = await startServer({ handlers: { v1: controllableHandlers(control) } });
     const { key } = await createKey(server.store);
     // Another connection holds the write lock, so the first request waits in the server.
     const holder = new Database(server.dbPath);

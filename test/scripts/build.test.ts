@@ -25,7 +25,7 @@ let copy: string;
 
 beforeAll(() => {
   copy = mkdtempSync(join(tmpdir(), 'store-orders-build-'));
-  const entries = ['src', 'generated', 'openapi.yaml', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+  const entries = ['src', 'generated', 'openapi.yaml', 'openapi.v2.yaml', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
   for (const entry of [...entries, 'package-lock.json', 'scripts/build.mjs', 'scripts/build-contract.mjs']) {
     cpSync(join(root, entry), join(copy, entry), { recursive: true });
   }
@@ -63,7 +63,8 @@ describe('scripts/build.mjs --if-stale (npm start)', () => {
     () => {
       expect(existsSync(join(copy, 'dist'))).toBe(false);
       buildIfStale();
-      for (const file of ['main.js', 'cli/main.js', 'docs/assets.js', 'openapi.json', 'openapi.yaml.sha256']) {
+      const contracts = ['openapi.json', 'openapi.yaml.sha256', 'openapi.v2.json', 'openapi.v2.yaml.sha256'];
+      for (const file of ['main.js', 'cli/main.js', 'docs/assets.js', ...contracts]) {
         expect(existsSync(join(copy, 'dist', file)), file).toBe(true);
       }
     },
@@ -77,7 +78,7 @@ describe('scripts/build.mjs --if-stale (npm start)', () => {
   });
 
   it('counts dist/ stale while any input differs from the last build, and current again once it is restored', () => {
-    const inputs = ['openapi.yaml', 'generated/openapi.d.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+    const inputs = ['openapi.yaml', 'openapi.v2.yaml', 'generated/openapi.d.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
     for (const input of [...inputs, 'package-lock.json', 'src/docs/page.ts', 'scripts/build-contract.mjs']) {
       const original = readFileSync(join(copy, input));
       appendFileSync(join(copy, input), '\n');

@@ -201,7 +201,7 @@ describe('a canary key sent down every error path', () => {
     const canary = generateKey();
     const control: HandlerControl = { failure: undefined, entered: undefined };
     const started = (options: StartOptions) =>
-      startServer({ logLevel: 'trace', handlers: controllableHandlers(control), ...options });
+      startServer({ logLevel: 'trace', handlers: { v1: controllableHandlers(control) }, ...options });
     server = await started({
       rateLimits: { requestsPerKey: 1_000_000, authFailuresPerAddress: 0, windowSeconds: 3600 },
       http: { ...DEFAULT_HTTP_LIMITS, headersTimeoutMs: 300, requestTimeoutMs: 600 },

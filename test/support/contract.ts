@@ -1,37 +1,46 @@
-// Checks every response a test receives against openapi.yaml: the status is documented for the operation,
+// Checks every response a test receives against its version's contract (openapi.yaml under /v1,
+// openapi.v2.yaml under /v2): the status is documented for the operation,
 // the content type and body match, required headers are present and match, and an Error's status is the
 // HTTP status. An error outside any operation (unknown path, wrong method) must be the Error body too.
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { document, escapePointer, type Json, resolve } from './document.js';
+import { documents, escapePointer, type Json, resolve, type Version } from './document.js';
 
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats.default(ajv);
-ajv.addSchema(document, 'openapi');
+for (const [version, document] of Object.entries(documents)) ajv.addSchema(document, version);
 
 const validators = new Map<string, ValidateFunction>();
-function validatorAt(pointer: string): ValidateFunction {
-  let validate = validators.get(pointer);
+function validatorAt(version: Version, pointer: string): ValidateFunction {
+  const id = `${version}#${pointer}`;
+  let validate = validators.get(id);
   if (!validate) {
-    validate = ajv.compile({ $ref: `openapi#${pointer}` });
-    validators.set(pointer, validate);
+    validate = ajv.compile({ $ref: id });
+    validators.set(id, validate);
   }
   return validate;
 }
 
 interface OperationMatch {
+  version: Version;
   pointer: string;
   operation: Json;
 }
 
+/** The version whose root the path is under, if any. */
+function versionOf(path: string): Version | undefined {
+  return (Object.keys(documents) as Version[]).find((version) => path.startsWith(`/${version}/`));
+}
+
 function findOperation(method: string, path: string): OperationMatch | undefined {
-  const relative = path.replace(/^\/v1(?=\/)/, '');
-  if (relative === path) return undefined;
-  for (const [template, item] of Object.entries(document.paths as Json)) {
+  const version = versionOf(path);
+  if (version === undefined) return undefined;
+  const relative = path.slice(version.length + 1);
+  for (const [template, item] of Object.entries(documents[version].paths as Json)) {
     const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
     const operation = (item as Json)[method.toLowerCase()] as Json | undefined;
     if (operation && pattern.test(relative)) {
-      return { pointer: `/paths/${escapePointer(template)}/${method.toLowerCase()}`, operation };
+      return { version, pointer: `/paths/${escapePointer(template)}/${method.toLowerCase()}`, operation };
     }
   }
   return undefined;
@@ -78,29 +87,31 @@ export function contractViolations(response: ObservedResponse): string[] {
   if (!match) {
     // Not an operation of the contract (probes, the contract itself, unknown paths, wrong methods):
     // any error there is still the Error body.
-    if (response.status >= 400)
-      problems.push(...errorBodyProblems(response, contentType, '/components/schemas/Error'));
+    if (response.status >= 400) problems.push(...errorBodyProblems(response, contentType, versionOf(response.path) ?? 'v1'));
     return problems;
   }
+  const { version } = match;
+  const within = documents[version];
   const responses = match.operation.responses as Json;
   const key = String(response.status) in responses ? String(response.status) : 'default';
   if (!(key in responses)) {
     problems.push(`status ${response.status} is not documented for ${String(match.operation.operationId)}`);
     return problems;
   }
-  const { node: documented, pointer } = resolve(responses[key], `${match.pointer}/responses/${key}`);
+  const { node: documented, pointer } = resolve(responses[key], `${match.pointer}/responses/${key}`, within);
 
   for (const [name, header] of Object.entries((documented.headers ?? {}) as Json)) {
     const { node: headerSpec, pointer: headerPointer } = resolve(
       header,
       `${pointer}/headers/${escapePointer(name)}`,
+      within,
     );
     const value = response.headers.get(name);
     if (value === null) {
       if (headerSpec.required) problems.push(`required header ${name} is missing`);
       continue;
     }
-    const validate = validatorAt(`${headerPointer}/schema`);
+    const validate = validatorAt(version, `${headerPointer}/schema`);
     if (!validate(value))
       problems.push(`header ${name}: ${ajv.errorsText(validate.errors)} (got ${value as string})`);
   }
@@ -123,7 +134,7 @@ export function contractViolations(response: ObservedResponse): string[] {
     problems.push(`body is not JSON: ${response.bodyText.slice(0, 200)}`);
     return problems;
   }
-  const validate = validatorAt(`${pointer}/content/${escapePointer(mediaType)}/schema`);
+  const validate = validatorAt(version, `${pointer}/content/${escapePointer(mediaType)}/schema`);
   if (!validate(body))
     problems.push(`body: ${ajv.errorsText(validate.errors)}: ${response.bodyText.slice(0, 200)}`);
   if (isErrorBody(body) && body.status !== response.status) {
@@ -132,7 +143,7 @@ export function contractViolations(response: ObservedResponse): string[] {
   return problems;
 }
 
-function errorBodyProblems(response: ObservedResponse, contentType: string, schemaPointer: string): string[] {
+function errorBodyProblems(response: ObservedResponse, contentType: string, version: Version): string[] {
   if (!contentType.startsWith('application/json'))
     return [`content type "${contentType}" is not application/json`];
   let body: unknown;
@@ -141,7 +152,7 @@ function errorBodyProblems(response: ObservedResponse, contentType: string, sche
   } catch {
     return [`body is not JSON: ${response.bodyText.slice(0, 200)}`];
   }
-  const validate = validatorAt(schemaPointer);
+  const validate = validatorAt(version, '/components/schemas/Error');
   if (!validate(body)) return [`not an Error body: ${ajv.errorsText(validate.errors)}`];
   if ((body as { status: number }).status !== response.status)
     return ['Error.status differs from the HTTP status'];

@@ -1,15 +1,21 @@
-// openapi.yaml as the tests read it: parsed once, with `$ref`s followed on demand.
+// The contracts as the tests read them, openapi.yaml (v1) and openapi.v2.yaml: parsed once, with `$ref`s
+// followed on demand.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
 export type Json = Record<string, unknown>;
 
-export const document = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8')) as Json;
+const parsed = (file: string) => parse(readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8')) as Json;
+
+/** v1's contract. */
+export const document = parsed('openapi.yaml');
+export const documents = { v1: document, v2: parsed('openapi.v2.yaml') } as const;
+export type Version = keyof typeof documents;
 
 export const escapePointer = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
 
-/** Follows `$ref`s inside the document; returns the object and the JSON pointer it lives at. */
-export function resolve(node: unknown, pointer: string): { node: Json; pointer: string } {
+/** Follows `$ref`s inside `within`; returns the object and the JSON pointer it lives at. */
+export function resolve(node: unknown, pointer: string, within: Json = document): { node: Json; pointer: string } {
   let current = node as Json;
   let at = pointer;
   while (typeof current.$ref === 'string') {
@@ -19,7 +25,7 @@ export function resolve(node: unknown, pointer: string): { node: Json; pointer: 
       .slice(1)
       .reduce<unknown>(
         (value, token) => (value as Json)[token.replace(/~1/g, '/').replace(/~0/g, '~')],
-        document,
+        within,
       ) as Json;
   }
   return { node: current, pointer: at };

@@ -2,6 +2,7 @@
 // openapi.yaml before the test sees it.
 import createClient from 'openapi-fetch';
 import type { paths } from '../../generated/openapi.js';
+import type { paths as pathsV2 } from '../../generated/openapi.v2.js';
 import { assertHonoursContract, ContractViolation } from './contract.js';
 import { prismProblems, throughPrism } from './viaPrism.js';
 
@@ -36,6 +37,15 @@ export async function validatingFetch(input: Request | string | URL, init?: Requ
 export function apiClient(baseUrl: string, key?: string) {
   return createClient<paths>({
     baseUrl: `${baseUrl}/v1`,
+    fetch: validatingFetch,
+    ...(key !== undefined && { headers: { Authorization: `Bearer ${key}` } }),
+  });
+}
+
+/** The same for API v2, from generated/openapi.v2.d.ts. */
+export function apiClientV2(baseUrl: string, key?: string) {
+  return createClient<pathsV2>({
+    baseUrl: `${baseUrl}/v2`,
     fetch: validatingFetch,
     ...(key !== undefined && { headers: { Authorization: `Bearer ${key}` } }),
   });

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach } from 'vitest';
 import { type AppOptions, buildApp } from '../../src/app.js';
 import type { RateLimits } from '../../src/config.js';
-import { loadContract } from '../../src/contract/document.js';
+import { loadContracts } from '../../src/contract/document.js';
 import { displayPrefix, generateKey, keyDigest } from '../../src/keys.js';
 import { SERVER_BUSY_TIMEOUT_MS } from '../../src/store/sqlite/open.js';
 import type { DatabaseLocation } from '../../src/databaseUrl.js';
@@ -44,7 +44,7 @@ export type StartOptions = Pick<
 
 const NO_RATE_LIMITS: RateLimits = { requestsPerKey: 0, authFailuresPerAddress: 0, windowSeconds: 60 };
 
-const contract = loadContract();
+const contracts = loadContracts();
 
 export async function startServer({
   streamOrdersAbove,
@@ -73,7 +73,7 @@ export async function startServer({
       done();
     },
   });
-  const app = await buildApp({ contract, store, logLevel, logStream, rateLimits, ...options });
+  const app = await buildApp({ contracts, store, logLevel, logStream, rateLimits, ...options });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('server did not listen on TCP');

@@ -78,7 +78,7 @@ describe('announceListening', () => {
       expect(JSON.parse(lines[0] as string)).toMatchObject({
         level: 30,
         msg: expect.stringMatching(
-          /listening: API http:\/\/127\.0\.0\.1:3000\/v1, reference http:\/\/127\.0\.0\.1:3000\/docs, metrics http:\/\/127\.0\.0\.1:9464\/metrics$/,
+          /listening: API http:\/\/127\.0\.0\.1:3000\/v1 and http:\/\/127\.0\.0\.1:3000\/v2, reference http:\/\/127\.0\.0\.1:3000\/docs, metrics http:\/\/127\.0\.0\.1:9464\/metrics$/,
         ),
       });
     }

@@ -110,7 +110,7 @@ describe('the log format', () => {
 
 describe('the listening line', () => {
   const listening = (baseUrl: string, metricsUrl = baseUrl) =>
-    `store-orders ${VERSION} listening: API ${baseUrl}/v1, reference ${baseUrl}/docs, metrics ${metricsUrl}/metrics`;
+    `store-orders ${VERSION} listening: API ${baseUrl}/v1 and ${baseUrl}/v2, reference ${baseUrl}/docs, metrics ${metricsUrl}/metrics`;
 
   it('names the API root, /docs and /metrics', async () => {
     const server = await start();
@@ -136,7 +136,7 @@ describe('metrics beyond loopback', () => {
     const warned = lines.filter((line) => warning.test(line.msg as string));
     expect(warned).toEqual([expect.objectContaining({ level: 40 })]);
     // Listening on every interface, the line names the loopback one.
-    expect(lines.map((line) => line.msg)).toContainEqual(expect.stringContaining(`API ${server.baseUrl}/v1,`));
+    expect(lines.map((line) => line.msg)).toContainEqual(expect.stringContaining(`API ${server.baseUrl}/v1 and ${server.baseUrl}/v2,`));
   });
 
   it('warns for a metrics listener of its own on such a HOST too, naming its port', async () => {

@@ -44,25 +44,33 @@ describe('GET /metrics', () => {
     }
   });
 
-  it('counts requests and their durations by operationId and status', async () => {
+  it('counts requests and their durations by API version, operationId and status', async () => {
     const before = await scrape(metricsUrl());
     await api().GET('/store/orders');
     await api().GET('/store/orders');
     await api().DELETE('/store/orders/{orderId}', { params: { path: { orderId: 12345 } } });
     await apiClient(t.server.baseUrl).GET('/store/orders');
+    const v2 = { headers: { Authorization: `Bearer ${t.key}` } };
+    await rawRequest(`${t.server.baseUrl}/v2/store/orders?limit=5`, v2);
+    await rawRequest(`${t.server.baseUrl}/v2/store/orders/12345`, { ...v2, method: 'DELETE' });
+    await rawRequest(`${t.server.baseUrl}/v2/store/orders?limit=0`, v2);
     await rawRequest(`${t.server.baseUrl}/healthz`);
     await rawRequest(`${t.server.baseUrl}/v1/no/such/path`);
+    await rawRequest(`${t.server.baseUrl}/v2/no/such/path`);
     const after = await scrape(metricsUrl());
 
     const increase = (name: string, labels: Record<string, string>) =>
       valueOf(after, name, labels) - valueOf(before, name, labels);
     for (const name of [REQUESTS, DURATION_COUNT]) {
-      expect(increase(name, { operation: 'listOrders', status: '200' }), name).toBe(2);
-      expect(increase(name, { operation: 'cancelOrder', status: '404' }), name).toBe(1);
-      expect(increase(name, { operation: 'listOrders', status: '401' }), name).toBe(1);
-      expect(increase(name, { operation: 'none', status: '404' }), name).toBe(1);
+      expect(increase(name, { api: 'v1', operation: 'listOrders', status: '200' }), name).toBe(2);
+      expect(increase(name, { api: 'v1', operation: 'cancelOrder', status: '404' }), name).toBe(1);
+      expect(increase(name, { api: 'v1', operation: 'listOrders', status: '401' }), name).toBe(1);
+      expect(increase(name, { api: 'v2', operation: 'listOrders', status: '200' }), name).toBe(1);
+      expect(increase(name, { api: 'v2', operation: 'cancelOrder', status: '404' }), name).toBe(1);
+      expect(increase(name, { api: 'v2', operation: 'listOrders', status: '400' }), name).toBe(1);
+      expect(increase(name, { api: 'none', operation: 'none', status: '404' }), name).toBe(2);
       // /healthz, and the first scrape itself.
-      expect(increase(name, { operation: 'none', status: '200' }), name).toBeGreaterThanOrEqual(1);
+      expect(increase(name, { api: 'none', operation: 'none', status: '200' }), name).toBeGreaterThanOrEqual(1);
     }
   });
 
@@ -156,13 +164,14 @@ describe('GET /metrics', () => {
       if (!sample.family.name.startsWith('store_orders_')) continue;
       for (const [label, value] of Object.entries(sample.labels)) {
         if (label === 'operation') expect(OPERATIONS).toContain(value);
+        else if (label === 'api') expect(['v1', 'v2', 'none']).toContain(value);
         else if (label === 'status') expect(value).toMatch(/^[1-5][0-9]{2}$/);
         else if (label === 'state') expect(ORDER_STATUSES).toContain(value);
         else if (label === 'method') expect(value).toMatch(/^[a-z][A-Za-z]+$/);
         else expect(label).toBe('le');
       }
     }
-    expect(valueOf(families, REQUESTS, { operation: 'cancelOrder', status: '204' })).toBe(1);
+    expect(valueOf(families, REQUESTS, { api: 'v1', operation: 'cancelOrder', status: '204' })).toBe(1);
   });
 
   it('is not part of the /v1 API', async () => {

@@ -36,9 +36,9 @@ describe('the server process with METRICS_PORT and METRICS_TOKEN', () => {
     expect((await rawRequest(server.metricsUrl)).status).toBe(401);
     const families = await scrape(server.metricsUrl, TOKEN);
     expect(
-      valueOf(families, 'store_orders_http_requests_total', { operation: 'listOrders', status: '200' }),
+      valueOf(families, 'store_orders_http_requests_total', { api: 'v1', operation: 'listOrders', status: '200' }),
     ).toBe(1);
-    expect(valueOf(families, 'store_orders_http_requests_total', { operation: 'none', status: '404' })).toBe(
+    expect(valueOf(families, 'store_orders_http_requests_total', { api: 'none', operation: 'none', status: '404' })).toBe(
       1,
     );
     expect(families.has('process_cpu_user_seconds_total')).toBe(true);
@@ -52,7 +52,7 @@ describe('the server process with METRICS_PORT and METRICS_TOKEN', () => {
     const post = await rawRequest(server.metricsUrl, { method: 'POST' });
     expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
     const again = await scrape(server.metricsUrl, TOKEN);
-    expect(valueOf(again, 'store_orders_http_requests_total', { operation: 'none', status: '200' })).toBe(0);
+    expect(valueOf(again, 'store_orders_http_requests_total', { api: 'none', operation: 'none', status: '200' })).toBe(0);
 
     server.child.kill('SIGTERM');
     expect((await server.finished).code).toBe(0);

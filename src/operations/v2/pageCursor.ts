@@ -1,0 +1,36 @@
+// The cursor of API v2's listOrders: opaque to clients, it names the last order of a page and the filters
+// the page was read with. A position by id, never an offset, so pages stay stable under writes.
+import { hash } from 'node:crypto';
+import type { OrderFilter } from '../../store/store.js';
+
+/**
+ * A cursor is base64url JSON, `{"a":<last id>,"f":<digest of the filters>}`. It is not signed: it grants
+ * nothing a client could not ask for without it, since any id and any filters may be asked for.
+ */
+export function writeCursor(afterId: number, filter: OrderFilter): string {
+  return Buffer.from(JSON.stringify({ a: afterId, f: filterDigest(filter) })).toString('base64url');
+}
+
+export type CursorReading = { afterId: number } | { problem: 'invalid_cursor' | 'cursor_mismatch' };
+
+/** Where the page after `cursor` starts, if the server made `cursor` for these very filters. */
+export function readCursor(cursor: string, filter: OrderFilter): CursorReading {
+  let position: unknown;
+  try {
+    position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    return { problem: 'invalid_cursor' };
+  }
+  const { a: afterId, f: digest } = (position ?? {}) as { a?: unknown; f?: unknown };
+  if (!Number.isSafeInteger(afterId) || (afterId as number) < 0 || typeof digest !== 'string') {
+    return { problem: 'invalid_cursor' };
+  }
+  if (digest !== filterDigest(filter)) return { problem: 'cursor_mismatch' };
+  return { afterId: afterId as number };
+}
+
+/** The same for the same filters however they were written: statuses in any order, bounds in any zone. */
+function filterDigest({ statuses, petId, complete, shipDateFrom, shipDateBefore }: OrderFilter): string {
+  const canonical = JSON.stringify([[...statuses].sort(), petId, complete, shipDateFrom, shipDateBefore]);
+  return hash('sha256', canonical, 'base64url').slice(0, 16);
+}
