@@ -174,7 +174,12 @@ function peakRssMiB(child) {
 }
 
 /** One load run against `contender`; its average req/s. */
-async function load(contender, path, key, { headers, ...options } = {}) {
+async function load(contender, path, key, options) {
+  return (await loadResult(contender, path, key, options)).requests.average;
+}
+
+/** One load run against `contender`; autocannon's result. */
+async function loadResult(contender, path, key, { headers, ...options } = {}) {
   const result = await autocannon({
     url: `${contender.url}${path}`,
     connections: CONNECTIONS,
@@ -188,7 +193,7 @@ async function load(contender, path, key, { headers, ...options } = {}) {
     const answers = `${result.errors} errors and ${result.non2xx} non-2xx answers`;
     fail(`${described(contender)}\n(${answers} to ${options.method ?? 'GET'} ${path} in a load run)`);
   }
-  return result.requests.average;
+  return result;
 }
 
 /** Alternates the contenders' load runs over the rounds, then stops them unless `keep`; returns median req/s each. */
@@ -630,34 +635,38 @@ async function pagesScenario(orderCount) {
     }
   }
 
-  const contenders = [project, naive];
-  // 50 connections wait on an OFFSET page 90% deep in turn, longer than autocannon's default 10 s; and
-  // the requests still in flight when a run ends are answered before the next run starts (one more request
-  // waits behind them), so that no contender's backlog takes the cores from the next.
-  const rpsOf = (paths, options) =>
-    compare(
-      contenders,
-      async (contender) => {
-        const rps = await load(contender, paths[contender.kind], key, { timeout: 120 });
-        await (await fetch(`${contender.url}${probe}`, { headers: { Authorization: `Bearer ${key}` } })).arrayBuffer();
-        return rps;
-      },
-      options,
-    );
   const firstPath = '/v2/store/orders?limit=100';
-  const first = await rpsOf({ project: firstPath, naivePages: firstPath }, { keep: true });
-  const deep = await rpsOf(
-    { project: `${firstPath}&cursor=${cursor}`, naivePages: `${firstPath}&page=${depth / 100 + 1}` },
-    { keep: true },
-  );
-  const shippedPath = `${firstPath}&status=shipped`;
-  const shipped = await rpsOf({ project: shippedPath, naivePages: shippedPath });
+  const paths = {
+    first: { project: firstPath, naivePages: firstPath },
+    deep: { project: `${firstPath}&cursor=${cursor}`, naivePages: `${firstPath}&page=${depth / 100 + 1}` },
+    shipped: { project: `${firstPath}&status=shipped`, naivePages: `${firstPath}&status=shipped` },
+  };
+  // Each round loads the three pages in turn, so that whatever else loads the machine weighs on each alike.
+  // 50 connections wait on an OFFSET page 90% deep in turn, longer than autocannon's default 10 s; its
+  // req/s are counted as completed requests over the run's time (a few a second, which autocannon's average
+  // of whole seconds rounds down); and the requests still in flight when a run ends are answered before
+  // the next run starts (one more request waits behind them), so that no backlog takes the next one's cores.
+  const samples = Object.fromEntries(Object.keys(paths).map((page) => [page, { project: [], naivePages: [] }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const page of Object.keys(paths)) {
+      for (const contender of round % 2 === 0 ? [project, naive] : [naive, project]) {
+        const result = await loadResult(contender, paths[page][contender.kind], key, { timeout: 120 });
+        await (await fetch(`${contender.url}${probe}`, { headers: { Authorization: `Bearer ${key}` } })).arrayBuffer();
+        samples[page][contender.kind].push(result.requests.total / result.duration);
+      }
+    }
+  }
+  project.stop();
+  naive.stop();
+  const medians = (page) => ({ project: median(samples[page].project), naivePages: median(samples[page].naivePages) });
+  const [first, deep, shipped] = ['first', 'deep', 'shipped'].map(medians);
+  const perSecond = (rps) => (rps < 10 ? rps.toFixed(1) : Math.round(rps));
 
   const rpsRow = (scenario, rps, more = '') =>
     report([
       scenario,
-      `${Math.round(rps.project)} req/s`,
-      `naive OFFSET ${Math.round(rps.naivePages)}`,
+      `${perSecond(rps.project)} req/s`,
+      `naive OFFSET ${perSecond(rps.naivePages)}`,
       `${ratio(rps.project, rps.naivePages)} naive OFFSET${more}`,
     ]);
   const count = orderCount.toLocaleString('en');
