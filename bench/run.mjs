@@ -556,6 +556,29 @@ async function postgresScenario() {
   ]);
 }
 
+/** The CPU time `child` has used so far, in clock ticks (utime and stime of /proc/<pid>/stat). */
+function cpuTicks(child) {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/**
+ * Resolves once `contender` has been idle for half a second (1 clock tick of CPU at most), that is, has
+ * answered what a load run left it: a server that answers from SQLite blocks while it reads, so requests
+ * cut off by the run's end are still answered one after another, and a request sent to wait behind them
+ * may be read first. Fails after 10 minutes.
+ */
+async function idle(contender) {
+  const deadline = performance.now() + 600_000;
+  for (let before = cpuTicks(contender.child); performance.now() < deadline; ) {
+    await sleep(500);
+    const now = cpuTicks(contender.child);
+    if (now - before <= 1) return;
+    before = now;
+  }
+  fail(`${described(contender)}\n(it was still busy 10 minutes after a load run)`);
+}
+
 /** The walks' page size: the contract's largest, which also spares the OFFSET baseline the most pages. */
 const WALK_LIMIT = 1_000;
 
@@ -644,14 +667,14 @@ async function pagesScenario(orderCount) {
   // Each round loads the three pages in turn, so that whatever else loads the machine weighs on each alike.
   // 50 connections wait on an OFFSET page 90% deep in turn, longer than autocannon's default 10 s; its
   // req/s are counted as completed requests over the run's time (a few a second, which autocannon's average
-  // of whole seconds rounds down); and the requests still in flight when a run ends are answered before
-  // the next run starts (one more request waits behind them), so that no backlog takes the next one's cores.
+  // of whole seconds rounds down); and the next run waits until the contender has answered the requests
+  // still in flight when a run ended (up to 50 OFFSET pages), so that no backlog takes the next run's cores.
   const samples = Object.fromEntries(Object.keys(paths).map((page) => [page, { project: [], naivePages: [] }]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const page of Object.keys(paths)) {
       for (const contender of round % 2 === 0 ? [project, naive] : [naive, project]) {
         const result = await loadResult(contender, paths[page][contender.kind], key, { timeout: 120 });
-        await (await fetch(`${contender.url}${probe}`, { headers: { Authorization: `Bearer ${key}` } })).arrayBuffer();
+        await idle(contender);
         samples[page][contender.kind].push(result.requests.total / result.duration);
       }
     }
