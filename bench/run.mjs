@@ -1,7 +1,7 @@
 // `npm run bench`: the project against its baselines, side by side in one run. Each scenario starts
 // every contender on its own copy of the same database, then alternates their load runs over ROUNDS
 // rounds and prints medians and ratios. BENCH_SECONDS (default 5) and BENCH_ROUNDS (default 3) tune it;
-// BENCH_ONLY=list,write,cold,big,workers,postgres picks scenarios. BENCH_SMOKE=1 runs every scenario once on small data,
+// BENCH_ONLY=list,write,cold,big,workers,postgres,pages picks scenarios. BENCH_SMOKE=1 runs every scenario once on small data,
 // one 1-second round at a low request rate, to prove the bench still works at little cost (the test suite
 // runs it); its figures mean nothing.
 // Any contender that exits, never answers its probe within BENCH_START_TIMEOUT_MS (default 30000), or
@@ -24,15 +24,15 @@ const SMOKE = process.env.BENCH_SMOKE === '1';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 1 : 5));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (SMOKE ? 1 : 3));
 const START_TIMEOUT_MS = Number(process.env.BENCH_START_TIMEOUT_MS ?? 30_000);
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'list,write,cold,big,workers,postgres').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'list,write,cold,big,workers,postgres,pages').split(','));
 const CONNECTIONS = SMOKE ? 4 : 50;
 // The smoke run's load is capped (requests per second per run), so that it costs the suite little CPU.
 const SMOKE_RATE = 100;
 // Order counts. The smoke run keeps one size per scenario: its big list is over 10,000 orders, so it is
 // streamed, and its writes have more pending orders than its capped second of cancels can use.
 const SIZES = SMOKE
-  ? { lists: [100], writes: 1_000, big: [20_000], postgresBig: 20_000 }
-  : { lists: [100, 10_000], writes: 400_000, big: [10_000, 100_000, 1_000_000], postgresBig: 1_000_000 };
+  ? { lists: [100], writes: 1_000, big: [20_000], postgresBig: 20_000, pages: 20_000 }
+  : { lists: [100, 10_000], writes: 400_000, big: [10_000, 100_000, 1_000_000], postgresBig: 1_000_000, pages: 1_000_000 };
 const COLD_ROUNDS = SMOKE ? ROUNDS : Math.max(ROUNDS, 5);
 
 const ENTRIES = {
@@ -42,6 +42,7 @@ const ENTRIES = {
   naive: `${root}bench/servers/naive.mjs`,
   fastifyRoute: `${root}bench/servers/fastifyRoute.mjs`,
   limit: `${root}bench/servers/limit.mjs`,
+  naivePages: `${root}bench/servers/naivePages.mjs`,
   pgRoute: `${root}bench/servers/pgRoute.mjs`,
 };
 
@@ -65,8 +66,8 @@ const folders = new Set();
 /** What else the bench ends, either way: the PostgreSQL cluster it started. */
 const cleanups = [];
 
-async function seeded(orderCount) {
-  const seed = await seedDatabase(orderCount);
+async function seeded(orderCount, options) {
+  const seed = await seedDatabase(orderCount, options);
   folders.add(dirname(seed.path));
   return seed;
 }
@@ -173,7 +174,12 @@ function peakRssMiB(child) {
 }
 
 /** One load run against `contender`; its average req/s. */
-async function load(contender, path, key, { headers, ...options } = {}) {
+async function load(contender, path, key, options) {
+  return (await loadResult(contender, path, key, options)).requests.average;
+}
+
+/** One load run against `contender`; autocannon's result. */
+async function loadResult(contender, path, key, { headers, ...options } = {}) {
   const result = await autocannon({
     url: `${contender.url}${path}`,
     connections: CONNECTIONS,
@@ -187,7 +193,7 @@ async function load(contender, path, key, { headers, ...options } = {}) {
     const answers = `${result.errors} errors and ${result.non2xx} non-2xx answers`;
     fail(`${described(contender)}\n(${answers} to ${options.method ?? 'GET'} ${path} in a load run)`);
   }
-  return result.requests.average;
+  return result;
 }
 
 /** Alternates the contenders' load runs over the rounds, then stops them unless `keep`; returns median req/s each. */
@@ -330,21 +336,24 @@ async function coldStartScenario() {
   ]);
 }
 
+/** GET /v1/store/orders (every order) read to its end by one client: its wall time and bytes. */
+async function readWholeList(server, key) {
+  const started = performance.now();
+  const response = await fetch(`${server.url}/v1/store/orders`, {
+    headers: { Authorization: `Bearer ${key}` },
+  });
+  if (response.status !== 200) fail(`${described(server)}\n(the list answered ${response.status})`);
+  let bytes = 0;
+  for await (const chunk of response.body) bytes += chunk.length;
+  return { ms: performance.now() - started, bytes };
+}
+
 /**
  * The whole list read by one client, timed; then again while four clients keep asking for `smallPath`, each
  * of whose latencies counts, including the requests held up by the list.
  */
 async function readBigList(server, key, smallPath) {
-  const readList = async () => {
-    const started = performance.now();
-    const response = await fetch(`${server.url}/v1/store/orders`, {
-      headers: { Authorization: `Bearer ${key}` },
-    });
-    if (response.status !== 200) fail(`${described(server)}\n(the list answered ${response.status})`);
-    let bytes = 0;
-    for await (const chunk of response.body) bytes += chunk.length;
-    return { ms: performance.now() - started, bytes };
-  };
+  const readList = () => readWholeList(server, key);
   const { ms, bytes } = await readList();
   let listing = true;
   const latencies = [];
@@ -547,6 +556,160 @@ async function postgresScenario() {
   ]);
 }
 
+/** The CPU time `child` has used so far, in clock ticks (utime and stime of /proc/<pid>/stat). */
+function cpuTicks(child) {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/**
+ * Resolves once `contender` has been idle for half a second (1 clock tick of CPU at most), that is, has
+ * answered what a load run left it: a server that answers from SQLite blocks while it reads, so requests
+ * cut off by the run's end are still answered one after another, and a request sent to wait behind them
+ * may be read first. Fails after 10 minutes.
+ */
+async function idle(contender) {
+  const deadline = performance.now() + 600_000;
+  for (let before = cpuTicks(contender.child); performance.now() < deadline; ) {
+    await sleep(500);
+    const now = cpuTicks(contender.child);
+    if (now - before <= 1) return;
+    before = now;
+  }
+  fail(`${described(contender)}\n(it was still busy 10 minutes after a load run)`);
+}
+
+/** The walks' page size: the contract's largest, which also spares the OFFSET baseline the most pages. */
+const WALK_LIMIT = 1_000;
+
+/** The target of `link`'s `rel="next"` (RFC 8288), resolved against `server`; undefined on the last page. */
+function nextPageUrl(server, link) {
+  const next = /<([^>]*)>\s*;\s*rel="?next"?/.exec(link ?? '');
+  return next && new URL(next[1], server.url).href;
+}
+
+/**
+ * Every page from `firstPath` on, following each answer's `Link: <…>; rel="next"` as a client does, each
+ * body read to its end; the wall time, the pages and the bytes. `onPage`, when given, sees each page parsed
+ * (the untimed walk that checks the pages and finds the deep cursor).
+ */
+async function walkPages(server, key, firstPath, onPage) {
+  const started = performance.now();
+  let url = `${server.url}${firstPath}`;
+  let pages = 0;
+  let bytes = 0;
+  while (url) {
+    const response = await fetch(url, { headers: { Authorization: `Bearer ${key}` } });
+    const body = Buffer.from(await response.arrayBuffer());
+    if (response.status !== 200) fail(`${described(server)}\n(${url} answered ${response.status} in a walk)`);
+    pages += 1;
+    bytes += body.length;
+    onPage?.(JSON.parse(body.toString('utf8')));
+    url = nextPageUrl(server, response.headers.get('link'));
+  }
+  return { ms: performance.now() - started, pages, bytes };
+}
+
+/**
+ * One walk of the project's pages, untimed, checking that it lists every order once in id order, with
+ * `hasMore` and `nextCursor` as the contract says; the `nextCursor` of the page that ends `depth` orders in.
+ */
+async function deepCursor(server, key, orderCount, depth) {
+  let seen = 0;
+  let cursor;
+  const broken = (why) => fail(`${described(server)}\n(the walk of its pages ${why})`);
+  await walkPages(server, key, `/v2/store/orders?limit=${WALK_LIMIT}`, (page) => {
+    for (const order of page.data) if (order.id !== ++seen) broken(`listed order ${order.id} as order ${seen}`);
+    if (page.hasMore !== seen < orderCount || page.hasMore !== (page.nextCursor !== undefined))
+      broken(`said hasMore ${page.hasMore}, nextCursor ${page.nextCursor} after ${seen} orders`);
+    if (seen === depth) cursor = page.nextCursor;
+  });
+  if (seen !== orderCount) broken(`ended after ${seen} of ${orderCount} orders`);
+  return cursor;
+}
+
+/**
+ * API v2's pages of orders against the OFFSET pages of bare Fastify (naivePages.mjs), on copies of one file
+ * where every 100th order is shipped: the first page of 100, the page 90% deep (by cursor; by OFFSET), the
+ * first page of the shipped orders (1%); then a walk of every page against one v1 list of the same orders.
+ */
+async function pagesScenario(orderCount) {
+  const { path, key } = await seeded(orderCount, { shippedEvery: 100 });
+  const probe = '/v2/store/orders?limit=1';
+  const [project, naive] = await Promise.all([start('project', path, key, {}, probe), start('naivePages', path, key, {}, probe)]);
+  const depth = Math.floor((orderCount * 0.9) / WALK_LIMIT) * WALK_LIMIT;
+  const cursor = await deepCursor(project, key, orderCount, depth);
+
+  const pagesWanted = Math.ceil(orderCount / WALK_LIMIT);
+  const walks = { project: [], naivePages: [], list: [] };
+  let walkBytes = 0;
+  // The OFFSET walk reads about orderCount² / (2 × WALK_LIMIT) rows (minutes at 1,000,000 orders): once.
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = [project, 'list', ...(round === 0 ? [naive] : [])];
+    for (const contender of round % 2 === 0 ? order : order.reverse()) {
+      if (contender === 'list') {
+        walks.list.push((await readWholeList(project, key)).ms);
+        continue;
+      }
+      const walk = await walkPages(contender, key, `/v2/store/orders?limit=${WALK_LIMIT}`);
+      if (walk.pages !== pagesWanted) fail(`${described(contender)}\n(its walk took ${walk.pages} pages, not ${pagesWanted})`);
+      walks[contender.kind].push(walk.ms);
+      if (contender === project) walkBytes = walk.bytes;
+    }
+  }
+
+  const firstPath = '/v2/store/orders?limit=100';
+  const paths = {
+    first: { project: firstPath, naivePages: firstPath },
+    deep: { project: `${firstPath}&cursor=${cursor}`, naivePages: `${firstPath}&page=${depth / 100 + 1}` },
+    shipped: { project: `${firstPath}&status=shipped`, naivePages: `${firstPath}&status=shipped` },
+  };
+  // Each round loads the three pages in turn, so that whatever else loads the machine weighs on each alike.
+  // 50 connections wait on an OFFSET page 90% deep in turn, longer than autocannon's default 10 s; its
+  // req/s are counted as completed requests over the run's time (a few a second, which autocannon's average
+  // of whole seconds rounds down); and the next run waits until the contender has answered the requests
+  // still in flight when a run ended (up to 50 OFFSET pages), so that no backlog takes the next run's cores.
+  const samples = Object.fromEntries(Object.keys(paths).map((page) => [page, { project: [], naivePages: [] }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const page of Object.keys(paths)) {
+      for (const contender of round % 2 === 0 ? [project, naive] : [naive, project]) {
+        const result = await loadResult(contender, paths[page][contender.kind], key, { timeout: 120 });
+        await idle(contender);
+        samples[page][contender.kind].push(result.requests.total / result.duration);
+      }
+    }
+  }
+  project.stop();
+  naive.stop();
+  const medians = (page) => ({ project: median(samples[page].project), naivePages: median(samples[page].naivePages) });
+  const [first, deep, shipped] = ['first', 'deep', 'shipped'].map(medians);
+  const perSecond = (rps) => (rps < 10 ? rps.toFixed(1) : Math.round(rps));
+
+  const rpsRow = (scenario, rps, more = '') =>
+    report([
+      scenario,
+      `${perSecond(rps.project)} req/s`,
+      `naive OFFSET ${perSecond(rps.naivePages)}`,
+      `${ratio(rps.project, rps.naivePages)} naive OFFSET${more}`,
+    ]);
+  const count = orderCount.toLocaleString('en');
+  const deepBy = (kind) => ratio(first[kind], deep[kind]);
+  rpsRow(`v2 listOrders, first page of 100, ${count} orders`, first);
+  rpsRow(
+    `v2 listOrders, page ${depth.toLocaleString('en')} deep`,
+    deep,
+    `; time per page deep/first ${deepBy('project')} (≤ 1.2×), naive OFFSET's ${deepBy('naivePages')}`,
+  );
+  rpsRow('v2 listOrders, status=shipped (1%)', shipped);
+  const walk = median(walks.project);
+  report([
+    `v2 walk of every page (limit ${WALK_LIMIT.toLocaleString('en')}), ${count} orders (${(walkBytes / 1e6).toFixed(0)} MB)`,
+    `${walk.toFixed(0)} ms`,
+    `v1 list ${median(walks.list).toFixed(0)} ms; naive OFFSET walk ${median(walks.naivePages).toFixed(0)} ms`,
+    `${ratio(walk, median(walks.list))} v1 list, ${ratio(walk, median(walks.naivePages))} naive OFFSET walk`,
+  ]);
+}
+
 /**
  * An error thrown while a contender is dying (a fetch cut off, say) is reported as that contender's death,
  * with its stderr, once its exit is seen; any other error as itself.
@@ -568,6 +731,7 @@ async function main() {
   if (ONLY.has('big')) for (const count of SIZES.big) await bigListScenario(count);
   if (ONLY.has('workers')) await workersScenario();
   if (ONLY.has('postgres')) await postgresScenario();
+  if (ONLY.has('pages')) await pagesScenario(SIZES.pages);
 }
 
 await main().catch(failOnError);

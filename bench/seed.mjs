@@ -1,11 +1,13 @@
 // A database file for a benchmark: the project's own schema and pragmas, N orders, one account and key.
+// `shippedEvery`: every order whose id is a multiple of it is shipped (the pages scenario's 1%, spread evenly
+// through the ids); without it every order is pending, as the other scenarios have always had them.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { displayPrefix, generateKey, keyDigest } from '../dist/keys.js';
 import { openStore } from '../dist/store/open.js';
 
-export async function seedDatabase(orderCount) {
+export async function seedDatabase(orderCount, { shippedEvery } = {}) {
   const path = join(mkdtempSync(join(tmpdir(), 'store-orders-bench-')), 'store.db');
   const store = await openStore({ kind: 'sqlite', path }, { synchronous: 'FULL', create: true });
   const key = generateKey();
@@ -18,6 +20,7 @@ export async function seedDatabase(orderCount) {
       quantity: (i % 9) + 1,
       shipDate: '2026-12-01T09:00:00.000Z',
       complete: i % 2 === 0,
+      ...(shippedEvery && { status: i % shippedEvery === 0 ? 'shipped' : 'pending' }),
     });
     if (batch.length === 50_000 || i === orderCount) await store.orders.importOrders(batch.splice(0));
   }
