@@ -47,6 +47,8 @@ export class Orders {
   readonly #listReaders: OrderListReaders;
   /** The version, and the list if it moved, from one snapshot: the version names exactly these orders. */
   readonly #readList: (last: OrderList | undefined) => OrderList;
+  /** A page and the list's version, from one snapshot. */
+  readonly #readPage: (page: Statement<unknown[], PageRow>, values: unknown[], limit: number) => OrderPage;
   #list: { stamp: string; list: OrderList } | undefined;
   /** The prepared page and listing statements, one per shape of filter (at most a few hundred). */
   readonly #filtered = new Map<string, Statement<unknown[], PageRow & Partial<StoredOrderRow>>>();
@@ -91,6 +93,14 @@ export class Orders {
       const readers = this.#listReaders;
       return { version: current, rows: () => readers.stream() };
     });
+    this.#readPage = db.transaction((page: Statement<unknown[], PageRow>, values: unknown[], limit: number) => {
+      const rows = page.all(...values);
+      return {
+        version: version.get() as string,
+        orders: rows.slice(0, limit).map(toOrderWithStatus),
+        hasMore: rows.length > limit,
+      };
+    });
   }
 
   /**
@@ -108,16 +118,7 @@ export class Orders {
   /** The page and the list's version, read in one transaction: from one snapshot. */
   page({ filter, afterId, limit }: OrderPageQuery): OrderPage {
     const values: unknown[] = [];
-    const page = this.#prepared(orderPageSql(filter, afterId, limit, parameterInto(values)));
-    const { version } = this.#statements;
-    return this.#connection.db.transaction(() => {
-      const rows = page.all(...values);
-      return {
-        version: version.get() as string,
-        orders: rows.slice(0, limit).map(toOrderWithStatus),
-        hasMore: rows.length > limit,
-      };
-    })();
+    return this.#readPage(this.#prepared(orderPageSql(filter, afterId, limit, parameterInto(values))), values, limit);
   }
 
   cancel(orderId: number): Promise<CancelOutcome> {
