@@ -31,6 +31,8 @@ export interface Config {
   maxStreamedLists: number;
   /** PostgreSQL: the connections each server process holds for requests. */
   poolSize: number;
+  /** PostgreSQL: how long a statement may go unanswered before the request answers 503. */
+  queryTimeoutMs: number;
   /** How long a graceful stop may take before the process exits anyway. */
   stopTimeoutMs: number;
   /** How many server processes share the port; 1 is the server alone, with no primary process. */
@@ -85,6 +87,9 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
 
 export const DEFAULT_DATABASE_URL = 'data/store.db';
 
+/** PostgreSQL: above the functions' 5 s lock_timeout, so that contention ends in PostgreSQL's own error. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 7_000;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: loadPort(env),
@@ -106,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     writeWaitMs: parseCount(env, 'SQLITE_WRITE_WAIT_MS', 5_000),
     maxStreamedLists: parsePositive(env, 'MAX_STREAMED_LISTS', 8),
     poolSize: parseWhole(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    queryTimeoutMs: parseWhole(env, 'DATABASE_QUERY_TIMEOUT_MS', DEFAULT_QUERY_TIMEOUT_MS, 100, 600_000),
     stopTimeoutMs: parsePositive(env, 'STOP_TIMEOUT_MS', 10_000),
     workers: parseWorkers('WORKERS', env.WORKERS),
     metrics: loadMetricsConfig(env),

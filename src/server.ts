@@ -59,6 +59,7 @@ async function openConfiguredStore(config: Config): Promise<AdminStore> {
       writeWaitMs: config.writeWaitMs,
       maxStreamedLists: config.maxStreamedLists,
       poolSize: config.poolSize,
+      queryTimeoutMs: config.queryTimeoutMs,
       create: false,
     });
   } catch (error) {

@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       writeWaitMs: 5_000,
       maxStreamedLists: 8,
       poolSize: 10,
+      queryTimeoutMs: 7_000,
       stopTimeoutMs: 10_000,
       workers: 1,
       metrics: {},
@@ -52,6 +53,7 @@ describe('loadConfig', () => {
         SQLITE_WRITE_WAIT_MS: '250',
         MAX_STREAMED_LISTS: '3',
         DATABASE_POOL_SIZE: '25',
+        DATABASE_QUERY_TIMEOUT_MS: '3000',
         STOP_TIMEOUT_MS: '2000',
         WORKERS: '4',
         METRICS_PORT: '9464',
@@ -77,6 +79,7 @@ describe('loadConfig', () => {
       writeWaitMs: 250,
       maxStreamedLists: 3,
       poolSize: 25,
+      queryTimeoutMs: 3_000,
       stopTimeoutMs: 2_000,
       workers: 4,
       metrics: { port: 9464, token: 'metrics-token-0123456789' },
@@ -142,6 +145,7 @@ const NUMERIC_RANGES: [variable: string, refused: string, range: string][] = [
   ['DEPRECATED_CALLS_FLUSH_SECONDS', '3601', 'from 1 to 3600'],
   ['WORKERS', '1025', 'from 1 to 1024'],
   ['DATABASE_POOL_SIZE', '1001', 'from 1 to 1000'],
+  ['DATABASE_QUERY_TIMEOUT_MS', '99', 'from 100 to 600000'],
 ];
 
 describe('the numeric settings', () => {

@@ -9,7 +9,7 @@ const BATCH_ROWS = 10_000;
 
 interface Table {
   name: string;
-  /** Columns, the same in both schemas, with their PostgreSQL array types for unnest. */
+  /** Columns, the same names in both schemas, with their PostgreSQL array types for unnest. */
   columns: Record<string, string>;
   /** The primary key, read in order batch by batch. */
   key: string[];
@@ -44,7 +44,7 @@ const TABLES: readonly Table[] = [
   },
   {
     name: 'messages',
-    columns: { seq: 'bigint', id: 'text', account_id: 'bigint', body: 'text', status: 'text', created_at: 'text' },
+    columns: { seq: 'bigint', id: 'text', account_id: 'bigint', body: 'bytea', status: 'text', created_at: 'text' },
     key: ['seq'],
     identity: 'seq',
   },
@@ -125,8 +125,9 @@ async function copyTable(source: Database.Database, target: pg.Client, table: Ta
   return copied;
 }
 
-/** SQLite keeps booleans as 0 and 1. */
+/** SQLite keeps booleans as 0 and 1, and a message's body as text, which PostgreSQL keeps as UTF-8 bytes. */
 function toPostgres(type: string | undefined, value: unknown): unknown {
   if (type === 'boolean' && value !== null) return value === 1;
+  if (type === 'bytea' && typeof value === 'string') return Buffer.from(value, 'utf8');
   return value;
 }

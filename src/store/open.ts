@@ -16,6 +16,11 @@ export interface StoreOptions {
   create?: boolean;
   /** PostgreSQL: the connections this process may hold for requests. */
   poolSize?: number;
+  /**
+   * PostgreSQL: how long a statement, or a long list's next rows, may go unanswered before it fails (503).
+   * Unset: no limit (the CLI's commands; the server sets DATABASE_QUERY_TIMEOUT_MS).
+   */
+  queryTimeoutMs?: number;
   /** How many long (streamed) order lists may be read at once. */
   maxStreamedLists?: number;
   /** Lists longer than this are streamed rather than held in memory. */

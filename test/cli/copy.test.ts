@@ -69,11 +69,14 @@ describe.skipIf(!TEST_DATABASE_URL)('store-orders copy --to a PostgreSQL databas
     expect((await call(sqlite, '/store/orders/5', key, { method: 'DELETE' })).status).toBe(204);
     const first = await send(sqlite, key, 'moving-day', 'before the move');
     expect(first.status).toBe(202);
+    // U+0000 is a string the contract allows: SQLite holds it, and so must PostgreSQL.
+    const withNul = await send(sqlite, key, 'nul-day', 'a\u0000b');
+    expect(withNul.status).toBe(202);
 
     // Copied while the SQLite server still runs.
     const copied = await cli(['copy', '--to', target.url]);
     expect(copied.code, copied.stderr).toBe(0);
-    expect(copied.stdout).toMatch(/^copied .*store\.db to postgres:\/\/.*: 1 accounts, 2 api keys, 1 pets, 26 orders, 1 messages, 1 idempotency keys, 1 deprecated calls\n$/);
+    expect(copied.stdout).toMatch(/^copied .*store\.db to postgres:\/\/.*: 1 accounts, 2 api keys, 1 pets, 26 orders, 2 messages, 2 idempotency keys, 1 deprecated calls\n$/);
 
     const postgres = await spawnServer({ DATABASE_URL: target.url, LOG_LEVEL: 'warn' }, { init: false });
     servers.push(postgres);
@@ -84,6 +87,11 @@ describe.skipIf(!TEST_DATABASE_URL)('store-orders copy --to a PostgreSQL databas
     expect(retry.status).toBe(202);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(await retry.text()).toBe(await first.text());
+    const retryWithNul = await send(postgres, key, 'nul-day', 'a\u0000b');
+    expect(retryWithNul.headers.get('idempotent-replayed')).toBe('true');
+    expect(await retryWithNul.text()).toBe(await withNul.text());
+    const listed = JSON.parse((await cli(['messages', 'list'], target.url)).stdout) as { message: string }[];
+    expect(listed.map(({ message }) => message)).toEqual(['before the move', 'a\u0000b']);
     for (const args of [['orders', 'list'], ['keys', 'list'], ['messages', 'list'], ['deprecations']]) {
       const [fromFile, fromPostgres] = await Promise.all([cli(args), cli(args, target.url)]);
       expect(fromPostgres.stdout, args.join(' ')).toBe(fromFile.stdout);

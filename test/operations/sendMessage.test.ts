@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { assertHonoursContract } from '../support/contract.js';
 import { CheckedClient, controllableHandlers, type HandlerControl } from '../support/everyAnswer.js';
@@ -231,12 +232,25 @@ describe('sendMessage error messages', () => {
   });
 });
 
-// The bytes as SQLite holds them.
-describe.skipIf(ON_POSTGRES)('sendMessage takes I-JSON bodies only (RFC 7493)', () => {
-  /** The message bodies as SQLite holds them, as hexadecimal UTF-8. */
-  const storedBytes = () => {
-    const reader = new Database(t.server.dbPath, { readonly: true });
-    const rows = reader.prepare('SELECT hex(CAST(body AS BLOB)) AS hex FROM messages').all() as {
+// The bytes as each backend holds them, read through a connection of its own.
+describe('sendMessage takes I-JSON bodies only (RFC 7493)', () => {
+  /** The message bodies as the database holds them, oldest first, as hexadecimal UTF-8. */
+  const storedBytes = async (): Promise<string[]> => {
+    const { database } = t.server;
+    if (database.kind === 'postgres') {
+      const reader = new pg.Client({ connectionString: database.url });
+      await reader.connect();
+      try {
+        const { rows } = await reader.query<{ hex: string }>(
+          `SELECT upper(encode(body, 'hex')) AS hex FROM messages ORDER BY seq`,
+        );
+        return rows.map(({ hex }) => hex);
+      } finally {
+        await reader.end();
+      }
+    }
+    const reader = new Database(database.path, { readonly: true });
+    const rows = reader.prepare('SELECT hex(CAST(body AS BLOB)) AS hex FROM messages ORDER BY seq').all() as {
       hex: string;
     }[];
     reader.close();
@@ -257,7 +271,7 @@ describe.skipIf(ON_POSTGRES)('sendMessage takes I-JSON bodies only (RFC 7493)', 
       message: String.raw`The request body has a string with an unpaired surrogate, such as "\ud800" (RFC 7493 §2.1)`,
       status: 400,
     });
-    expect(storedBytes()).toEqual([]);
+    expect(await storedBytes()).toEqual([]);
   });
 
   it.each([
@@ -268,7 +282,38 @@ describe.skipIf(ON_POSTGRES)('sendMessage takes I-JSON bodies only (RFC 7493)', 
     expect(response.status).toBe(202);
     expect(response.text).toContain('"message":"🐶"');
     expect((response.json as { message: string }).message).toBe('\u{1F436}');
-    expect(storedBytes()).toEqual(['F09F90B6']);
+    expect(await storedBytes()).toEqual(['F09F90B6']);
+  });
+
+  // JSON may carry U+0000 only as an escape; it is a string the contract allows, so it is stored and
+  // read back as it came, on either backend.
+  it('stores U+0000 exactly, echoes it, and lists it through another connection', async () => {
+    const response = await post(String.raw`{"message":"a\u0000b"}`, 'application/json');
+    expect(response.status).toBe(202);
+    expect(response.text).toContain(String.raw`"message":"a\u0000b"`);
+    const sent = response.json as { id: string; message: string; createdAt: string };
+    expect(sent.message).toBe('a\u0000b');
+    expect(await storedBytes()).toEqual(['610062']);
+    expect(await storedMessages(t.server)).toEqual([
+      { id: sent.id, account: 'acme', message: 'a\u0000b', status: 'queued', createdAt: sent.createdAt },
+    ]);
+  });
+
+  it('stores U+0000 with an Idempotency-Key once, and replays the same answer', async () => {
+    const withKey = () =>
+      rawRequest(`${t.server.baseUrl}/v1/messages`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${t.key}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'nul-1' },
+        body: String.raw`{"message":"\u0000 first \u0000"}`,
+      });
+    const first = await withKey();
+    const retry = await withKey();
+    expect(first.status).toBe(202);
+    expect((first.json as { message: string }).message).toBe('\u0000 first \u0000');
+    expect(retry.status).toBe(202);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.text).toBe(first.text);
+    expect(await storedBytes()).toEqual(['002066697273742000']);
   });
 
   it.each([
@@ -283,7 +328,7 @@ describe.skipIf(ON_POSTGRES)('sendMessage takes I-JSON bodies only (RFC 7493)', 
       message: `The request body has the member ${name} more than once in one object (RFC 7493 §2.3)`,
       status: 400,
     });
-    expect(storedBytes()).toEqual([]);
+    expect(await storedBytes()).toEqual([]);
   });
 
   it('judges names per object: the same name in two objects is no duplicate', async () => {

@@ -1,10 +1,13 @@
 // PostgreSQL's own faults, on a cluster of the test's own: a restart and a crash of the database while
-// clients write, a full pool and a lock held too long, and a server killed mid-write. Every answer is a
-// success or a 503 with Retry-After (never a 500), /readyz tells the truth meanwhile, the server recovers
-// by itself, and no acknowledged write is lost.
+// clients write, a database that stops answering without closing its sockets, a full pool and a lock held
+// too long, and a server killed mid-write. Every answer is a success or a 503 with Retry-After (never a
+// 500), in bounded time, /readyz tells the truth meanwhile, the server recovers by itself, and no
+// acknowledged write is lost.
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_QUERY_TIMEOUT_MS } from '../../src/config.js';
 import { openStore } from '../../src/store/open.js';
+import { ListStalledError } from '../../src/store/postgres/orderStream.js';
 import { contractViolations } from '../support/contract.js';
 import { TEST_DATABASE_URL } from '../support/postgres.js';
 import { type Cluster, startCluster } from '../support/postgresCluster.js';
@@ -144,6 +147,148 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL faults', () => {
     },
     60_000,
   );
+
+  it('a PostgreSQL that stops answering (SIGSTOP, sockets left open): requests on pooled connections and on new ones answer 503 with Retry-After within the bound, then 2xx again by themselves, nothing acknowledged lost', async () => {
+    server = await spawnServer({ DATABASE_URL: cluster.url, LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '4' });
+    const running = server;
+    const timed = async (path: string, init: RequestInit = {}) => {
+      const started = Date.now();
+      const response = await fetch(`${running.baseUrl}${path}`, {
+        ...init,
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        // No hang: well past any bound, the test fails instead of waiting.
+        signal: AbortSignal.timeout(DEFAULT_QUERY_TIMEOUT_MS + 20_000),
+      });
+      const bodyText = await response.text();
+      return { status: response.status, retryAfter: response.headers.get('retry-after'), bodyText, ms: Date.now() - started };
+    };
+    const sendOne = (message: string) => timed('/v1/messages', { method: 'POST', body: JSON.stringify({ message }) });
+    const acknowledged: string[] = [];
+    const noteAcknowledged = (answers: { status: number; bodyText: string }[]) => {
+      for (const { status, bodyText } of answers) {
+        if (status === 202) acknowledged.push((JSON.parse(bodyText) as { id: string }).id);
+      }
+    };
+    const expect503Within = (answers: Awaited<ReturnType<typeof timed>>[], boundMs: number, retryAfter = true) => {
+      for (const answer of answers) {
+        expect(answer.status, answer.bodyText).toBe(503);
+        // /readyz is a probe: its 503 says "not ready", with no time to come back.
+        if (retryAfter) expect(answer.retryAfter).toMatch(/^[1-9][0-9]*$/);
+        expect(unavailableBodyProblems(answer.bodyText)).toEqual([]);
+        expect(answer.ms).toBeLessThan(boundMs);
+      }
+    };
+
+    // Four connections open and idle in the pool: four writes at once had one each. (On a busy machine
+    // the first rounds may find a connection still opening and answer 503.)
+    await until(async () => {
+      const warm = await Promise.all(Array.from({ length: 4 }, (_, i) => sendOne(`before ${i}`)));
+      noteAcknowledged(warm);
+      return warm.every(({ status }) => status === 202);
+    }, 20_000, 'four writes at once succeed');
+
+    await cluster.pause();
+    let onPooled: Awaited<ReturnType<typeof timed>>[];
+    let ready: Awaited<ReturnType<typeof timed>>;
+    let onNew: Awaited<ReturnType<typeof timed>>[];
+    try {
+      // Four take the pooled connections, whose statements PostgreSQL never answers; the rest wait for
+      // one of the four, then give up.
+      [ready, ...onPooled] = await Promise.all([
+        timed('/readyz'),
+        ...Array.from({ length: 4 }, (_, i) => sendOne(`during ${i}`)),
+        timed('/v1/store/orders'),
+      ]);
+      // The pool closed the connections that timed out: these need new ones, which never finish opening.
+      onNew = await Promise.all([sendOne('during, new connection'), timed('/v1/store/orders')]);
+    } finally {
+      await cluster.resume();
+    }
+    const slackMs = 3_000;
+    expect503Within(onPooled, DEFAULT_QUERY_TIMEOUT_MS + slackMs);
+    expect503Within(onNew, DEFAULT_QUERY_TIMEOUT_MS + slackMs);
+    expect503Within([ready], DEFAULT_QUERY_TIMEOUT_MS + slackMs, false);
+    // Requests on pooled connections waited for the time-out, not for the end of the outage.
+    expect(Math.max(...onPooled.map(({ ms }) => ms))).toBeGreaterThanOrEqual(DEFAULT_QUERY_TIMEOUT_MS - 100);
+
+    // Back by itself: no restart.
+    const backAfterMs = await until(async () => (await sendOne('after')).status === 202, 15_000, 'a write succeeds');
+    const after = await Promise.all(Array.from({ length: 8 }, (_, i) => sendOne(`after ${i}`)));
+    expect(after.map(({ status }) => status)).toEqual(Array(8).fill(202));
+    noteAcknowledged(after);
+    expect((await timed('/v1/store/orders')).status).toBe(200);
+    expect((await timed('/readyz')).status).toBe(200);
+    const stored = await storedIds();
+    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+    expect(server.child.exitCode).toBeNull();
+    console.log(
+      `postgres SIGSTOP: on pooled connections 503 after ${onPooled.map(({ ms }) => ms).join(', ')} ms ` +
+        `(/readyz ${ready.ms} ms); ` +
+        `on new ones after ${onNew.map(({ ms }) => ms).join(', ')} ms; a write succeeded ${backAfterMs} ms after SIGCONT`,
+    );
+  }, 90_000);
+
+  it('a long list: a reader slower than the bound gets every order; a PostgreSQL that stops mid-list ends it within the bound', async () => {
+    const stallMs = 1_000;
+    const count = 400_000;
+    // Far more than the loopback socket buffers of both ends can take, written by PostgreSQL itself.
+    const filler = new pg.Client({ connectionString: cluster.url });
+    await filler.connect();
+    await filler.query(
+      `INSERT INTO orders (pet_id, quantity, complete, status, created_at, updated_at)
+       SELECT n, 1, false, 'pending', $2, $2 FROM generate_series(1, $1::integer) n`,
+      [count, new Date().toISOString()],
+    );
+    await filler.end();
+    const store = await openStore(
+      { kind: 'postgres', url: cluster.url },
+      { streamOrdersAbove: 100, queryTimeoutMs: stallMs },
+    );
+    try {
+      const open = async () => {
+        const list = await store.orders.listOrders();
+        if (!('rows' in list)) throw new Error('the list was not streamed');
+        const rows = list.rows();
+        if (!rows) throw new Error('no reader free');
+        return rows[Symbol.asyncIterator]() as AsyncIterator<string[]>;
+      };
+
+      // Backpressure: the reader takes nothing for three times the bound, then the rest.
+      const slow = await open();
+      let read = ((await slow.next()).value as string[]).length;
+      await new Promise((resolve) => setTimeout(resolve, 3 * stallMs));
+      for (let next = await slow.next(); !next.done; next = await slow.next()) read += next.value.length;
+      expect(read).toBe(count);
+
+      // Stopped: what the sockets held is read, then the reader waits for rows that do not come.
+      const cut = await open();
+      await cut.next();
+      await cluster.pause();
+      let lastRowsAt = Date.now();
+      const failure = await (async () => {
+        try {
+          for (let next = await cut.next(); !next.done; next = await cut.next()) lastRowsAt = Date.now();
+          return undefined;
+        } catch (error) {
+          return error;
+        }
+      })();
+      const endedAfterMs = Date.now() - lastRowsAt;
+      await cluster.resume();
+      expect(failure).toBeInstanceOf(ListStalledError);
+      expect(endedAfterMs).toBeGreaterThanOrEqual(stallMs - 50);
+      expect(endedAfterMs).toBeLessThan(stallMs + 2_000);
+      console.log(`postgres SIGSTOP mid-list: ended ${endedAfterMs} ms after the last rows (bound ${stallMs} ms)`);
+      // The list's connection was closed, not reused: the next list is whole.
+      let again = 0;
+      const whole = await open();
+      for (let next = await whole.next(); !next.done; next = await whole.next()) again += next.value.length;
+      expect(again).toBe(count);
+    } finally {
+      await cluster.resume();
+      await store.close();
+    }
+  }, 90_000);
 
   it('a full pool and a lock held too long answer 503 with Retry-After, then serve again', async () => {
     server = await spawnServer({ DATABASE_URL: cluster.url, LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '1' });

@@ -17,6 +17,13 @@ export interface Cluster {
   /** Stops the server: `fast` as an operator's restart does, `immediate` as a crash (recovery at start). */
   stop(mode: 'fast' | 'immediate'): Promise<void>;
   start(): Promise<void>;
+  /**
+   * Stops (SIGSTOP) the postmaster and every process it started, as a partition would: each socket stays
+   * open and the system still accepts connections into the listen queue, but nothing answers.
+   */
+  pause(): Promise<void>;
+  /** SIGCONT to the same processes: each carries on where it stopped. */
+  resume(): Promise<void>;
   remove(): Promise<void>;
 }
 
@@ -52,6 +59,7 @@ async function startedCluster(): Promise<{ dir: string; port: string; url: strin
 export async function startCluster(): Promise<Cluster> {
   const { dir, port, url } = await startedCluster();
   const pgCtl = (...args: string[]) => run(...asOwner([PG_CTL, '-D', join(dir, 'data'), '-w', ...args]));
+  let paused: number[] = [];
   return {
     url,
     stop: async (mode) => {
@@ -60,11 +68,32 @@ export async function startCluster(): Promise<Cluster> {
     start: async () => {
       await pgCtl('-l', join(dir, 'server.log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, 'start');
     },
+    pause: async () => {
+      const postmaster = postmasterPid(dir);
+      paused = [postmaster, ...(await childrenOf(postmaster))];
+      for (const pid of paused) process.kill(pid, 'SIGSTOP');
+    },
+    resume: () => {
+      for (const pid of paused.splice(0)) process.kill(pid, 'SIGCONT');
+      return Promise.resolve();
+    },
     remove: async () => {
+      for (const pid of paused.splice(0)) process.kill(pid, 'SIGCONT');
       await pgCtl('-m', 'immediate', 'stop').catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The first line of postmaster.pid, as `pg_ctl status` reports it. */
+function postmasterPid(dir: string): number {
+  return Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
+/** The postmaster's children: the backends and its background processes. */
+async function childrenOf(pid: number): Promise<number[]> {
+  const { stdout } = await run('pgrep', ['-P', String(pid)]);
+  return stdout.trim().split('\n').filter(Boolean).map(Number);
 }
 
 export interface Bouncer {

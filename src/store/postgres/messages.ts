@@ -4,6 +4,17 @@ import { KeysInFlight } from '../keysInFlight.js';
 import type { IdempotencyKey, IdempotentOutcome, Message, NewMessage, StoredMessage } from '../store.js';
 import { IDEMPOTENCY_KEY_TTL_MS } from '../store.js';
 
+/** A row of the list as read: the body is its UTF-8 bytes (migration 4). */
+type StoredRow = Omit<StoredMessage, 'message'> & { message: Buffer };
+
+/**
+ * A message as stored: its UTF-8 bytes, since text cannot hold U+0000 (migration 4). The contract takes
+ * only well-formed strings (no lone surrogate), so the bytes decode to the same string.
+ */
+function utf8(message: string): Buffer {
+  return Buffer.from(message, 'utf8');
+}
+
 /** Expired keys are refused by age anyway: purging them only bounds the table, so it need not be often. */
 const PURGE_EVERY_MS = 60_000;
 
@@ -19,7 +30,7 @@ export class Messages {
   async enqueue({ id, accountId, message, createdAt }: NewMessage): Promise<Message> {
     await this.#pool.query(
       `INSERT INTO messages (id, account_id, body, status, created_at) VALUES ($1, $2, $3, 'queued', $4)`,
-      [id, accountId, message, createdAt],
+      [id, accountId, utf8(message), createdAt],
     );
     return { id, message, status: 'queued', createdAt };
   }
@@ -29,11 +40,17 @@ export class Messages {
   }
 
   async list(): Promise<StoredMessage[]> {
-    const { rows } = await this.#pool.query<StoredMessage>(
+    const { rows } = await this.#pool.query<StoredRow>(
       `SELECT m.id, a.name AS account, m.body AS message, m.status, m.created_at AS "createdAt"
        FROM messages m JOIN accounts a ON a.id = m.account_id ORDER BY m.seq`,
     );
-    return rows;
+    return rows.map(({ id, account, message, status, createdAt }) => ({
+      id,
+      account,
+      message: message.toString('utf8'),
+      status,
+      createdAt,
+    }));
   }
 
   async countQueued(): Promise<number> {
@@ -50,7 +67,7 @@ export class Messages {
     const queued: Message = { id, message: message.message, status: 'queued', createdAt };
     const { rows } = await this.#pool.query<{ outcome: IdempotentOutcome['outcome']; status: number; body: string }>(
       `SELECT outcome, status, body FROM enqueue_message_once($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [accountId, key, fingerprint, oldestKept, id, message.message, createdAt, JSON.stringify(queued)],
+      [accountId, key, fingerprint, oldestKept, id, utf8(message.message), createdAt, JSON.stringify(queued)],
     );
     const answer = rows[0];
     if (answer?.outcome === 'queued') return { outcome: 'queued', message: queued };

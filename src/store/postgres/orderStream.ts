@@ -18,12 +18,24 @@ export const ORDERS_AS_JSON = `COPY (
   FROM orders WHERE status <> 'cancelled' ORDER BY id
 ) TO STDOUT WITH (FORMAT csv, DELIMITER E'\\x01', QUOTE E'\\x02')`;
 
-/** At most `capacity` order lists streamed at once. */
+/** The error a list ends with when PostgreSQL sends nothing while its reader waits for rows. */
+export class ListStalledError extends Error {
+  override name = 'ListStalledError';
+}
+
+/**
+ * At most `capacity` order lists streamed at once. With `stallMs`, a list whose reader waits for rows that
+ * PostgreSQL does not send for that long (a stopped server, a partition) is ended with ListStalledError and
+ * its connection closed. Time while the reader takes nothing (the COPY is paused by its backpressure) does not count, so
+ * a slow reader is never cut; a client-side time-out on the COPY itself could not tell the two apart.
+ */
 export class OrderListReaders {
   readonly #pool: pg.Pool;
+  readonly #stallMs: number | undefined;
   #open = 0;
 
-  constructor(config: pg.PoolConfig, readonly capacity: number) {
+  constructor(config: pg.PoolConfig, readonly capacity: number, stallMs?: number) {
+    this.#stallMs = stallMs;
     this.#pool = new pg.Pool({ ...config, max: capacity });
     // An idle connection that the server drops (a restart) must not bring the process down.
     this.#pool.on('error', () => {});
@@ -50,6 +62,7 @@ export class OrderListReaders {
         release = (error) => client.release(error);
         const copy = client.query(copyTo(ORDERS_AS_JSON));
         copy.on('error', (error) => batches.destroy(error));
+        if (this.#stallMs !== undefined) watchForStall(copy, batches, this.#stallMs);
         copy.pipe(batches);
       },
       (error: Error) => {
@@ -68,6 +81,26 @@ export class OrderListReaders {
   close(): Promise<void> {
     return this.#pool.end();
   }
+}
+
+/**
+ * Ends `batches` when `copy` flows (its reader is ready) and no bytes have come for `stallMs`. Checked on a
+ * tick rather than from 'pause' and 'resume', which a pipe does not always emit.
+ */
+function watchForStall(copy: Readable, batches: LineBatches, stallMs: number): void {
+  let lastProgress = Date.now();
+  copy.on('data', () => {
+    lastProgress = Date.now();
+  });
+  const tick = setInterval(() => {
+    const now = Date.now();
+    if (copy.readableFlowing !== true) lastProgress = now;
+    else if (now - lastProgress >= stallMs) {
+      batches.destroy(new ListStalledError(`PostgreSQL sent no rows for ${stallMs} ms while the list was read`));
+    }
+  }, Math.max(10, Math.min(1_000, Math.floor(stallMs / 10))));
+  tick.unref();
+  batches.once('close', () => clearInterval(tick));
 }
 
 /** COPY's bytes, cut into lines (one order each), passed on as one batch per chunk read. */

@@ -30,6 +30,12 @@ export interface PostgresStoreOptions extends Partial<OrderListOptions> {
   poolSize?: number;
   /** How long a request waits for a connection of a full pool before it answers 503. */
   connectionWaitMs?: number;
+  /**
+   * How long a statement may go unanswered before it fails (503) and its connection is closed, and how
+   * long a long list may wait for its next rows while its reader waits for them. Unset, no limit: the
+   * server sets one (DATABASE_QUERY_TIMEOUT_MS), the CLI none, as an import may rightly take long.
+   */
+  queryTimeoutMs?: number;
   maxStreamedLists?: number;
   now?: () => Date;
 }
@@ -42,25 +48,40 @@ const TYPES = {
       : (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
 };
 
+/** Probes start after this long at rest, so that a connection whose host is gone is noticed by the system. */
+const KEEP_ALIVE_AFTER_MS = 10_000;
+
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+  const { queryTimeoutMs } = options;
   const config: pg.PoolConfig = {
     connectionString: url,
     connectionTimeoutMillis: options.connectionWaitMs ?? 2_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEP_ALIVE_AFTER_MS,
     types: TYPES,
   };
-  const pool = new pg.Pool({ ...config, max: options.poolSize ?? 10 });
+  // A database that stops answering without closing the socket (a stopped process, a partition) would hold
+  // a request on its connection for as long: past `query_timeout` the statement fails ("Query read
+  // timeout", 503) and the pool closes that connection rather than hand it out again mid-statement. Only
+  // here: a long list's COPY waits for its reader, not on a clock (orderStream.ts), and a migration may
+  // rightly take long.
+  const pool = new pg.Pool({
+    ...config,
+    ...(queryTimeoutMs !== undefined && { query_timeout: queryTimeoutMs }),
+    max: options.poolSize ?? 10,
+  });
   // An idle connection that the server drops (a restart, a kill) is an event, not a crash: the pool lets it
   // go and opens a new one when asked.
   pool.on('error', () => {});
   try {
-    await migrate(pool);
+    await migrateOnce(config);
     const { rows } = await pool.query<{ database_id: string; read_only: string; version: string }>(
       `SELECT database_id, current_setting('transaction_read_only') AS read_only,
          current_setting('server_version') AS version FROM store_identity`,
     );
     const identity = rows[0];
     if (!identity) throw new Error('store_identity is empty');
-    const readers = new OrderListReaders(config, options.maxStreamedLists ?? 8);
+    const readers = new OrderListReaders(config, options.maxStreamedLists ?? 8, queryTimeoutMs);
     const now = options.now ?? (() => new Date());
     return new PostgresStore(pool, readers, {
       now: () => now().toISOString(),
@@ -75,6 +96,17 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   } catch (error) {
     await pool.end();
     throw error;
+  }
+}
+
+/** On a connection of its own, without the requests' time-out: waiting for another server's migration counts. */
+async function migrateOnce(config: pg.PoolConfig): Promise<void> {
+  const pool = new pg.Pool({ ...config, max: 1 });
+  pool.on('error', () => {});
+  try {
+    await migrate(pool);
+  } finally {
+    await pool.end();
   }
 }
 
