@@ -9,6 +9,7 @@ import type { Store } from '../store/store.js';
 import { DeprecatedCallLog } from './deprecatedCalls.js';
 import { type Metrics, NO_OPERATION, observeStore } from './metrics.js';
 import { buildMetricsServer, METRICS_PATH, metricsHandler } from './metricsEndpoint.js';
+import type { HistogramSeries } from './talliedHistogram.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -42,11 +43,21 @@ export function instrument(app: FastifyInstance, metrics: Metrics, options: Tele
     app.log.error({ err: error }, 'could not write the deprecated calls; kept for the next flush'),
   );
 
+  // The series of each operation and status, found without building its labels on every request.
+  const requestSeries = new Map<string, Map<number, HistogramSeries>>();
+  const seriesOf = (operation: string, status: number) => {
+    let byStatus = requestSeries.get(operation);
+    if (byStatus === undefined) requestSeries.set(operation, (byStatus = new Map<number, HistogramSeries>()));
+    let series = byStatus.get(status);
+    if (series === undefined) {
+      series = metrics.requestDuration.series({ operation, status: String(status) });
+      byStatus.set(status, series);
+    }
+    return series;
+  };
   app.addHook('onResponse', (request, reply, done) => {
     const operation = request.routeOptions.config.operationId ?? NO_OPERATION;
-    const labels = { operation, status: String(reply.statusCode) };
-    metrics.requests.inc(labels);
-    metrics.requestDuration.observe(labels, reply.elapsedTime / 1000);
+    seriesOf(operation, reply.statusCode).observe(reply.elapsedTime / 1000);
     if (deprecated.has(operation)) {
       metrics.deprecatedCalls.inc({ operation });
       // Only a valid key names an account; a call without one is in the counter alone.

@@ -1,16 +1,16 @@
 // A Store that times every call of the Store it wraps, by method name: for writes, until their commit. The
 // SQL stays in the backends.
 import type { KeyStore, MessageStore, OrderStore, PetStore, Store, TelemetryStore } from '../store/store.js';
-import type { Histogram } from './promClient.js';
+import type { TalliedHistogram } from './talliedHistogram.js';
 
 type Call = (...args: never[]) => Promise<unknown>;
 
-export function timedStore(store: Store, duration: Histogram<'method'>): Store {
+export function timedStore(store: Store, duration: TalliedHistogram<'method'>): Store {
   /** `part` with each of `methods` timed; `satisfies` on each list keeps it complete. */
   const timed = <Part extends object>(part: Part, methods: readonly (keyof Part & string)[]): Part => {
     const wrapped = {} as Record<string, Call>;
     for (const method of methods) {
-      const series = duration.labels({ method });
+      const series = duration.series({ method });
       wrapped[method] = async (...args) => {
         const started = performance.now();
         try {
