@@ -11,13 +11,20 @@ export function timedStore(store: Store, duration: TalliedHistogram<'method'>): 
     const wrapped = {} as Record<string, Call>;
     for (const method of methods) {
       const series = duration.series({ method });
-      wrapped[method] = async (...args) => {
+      // Not an async function: one promise less per call, on every request's key lookup at least.
+      wrapped[method] = (...args) => {
         const started = performance.now();
-        try {
-          return await (part[method] as Call).apply(part, args);
-        } finally {
-          series.observe((performance.now() - started) / 1000);
-        }
+        const observe = () => series.observe((performance.now() - started) / 1000);
+        return (part[method] as Call).apply(part, args).then(
+          (value) => {
+            observe();
+            return value;
+          },
+          (error: unknown) => {
+            observe();
+            throw error;
+          },
+        );
       };
     }
     return wrapped as Part;
