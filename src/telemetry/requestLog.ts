@@ -10,9 +10,9 @@ type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 /** A log method's arguments, as pino takes them: an object or a message first. */
 type LineArguments = [unknown, string?, ...unknown[]];
 
-/** Fastify's logger is pino, which can tell whether a level is written. */
+/** pino can tell whether a level is written; with a logger that cannot, every line goes through the child. */
 interface ParentLog extends FastifyBaseLogger {
-  isLevelEnabled(level: string): boolean;
+  isLevelEnabled?(level: string): boolean;
 }
 
 class RequestLog implements FastifyBaseLogger {
@@ -59,7 +59,7 @@ class RequestLog implements FastifyBaseLogger {
 
   #write(level: Level, args: LineArguments): void {
     // Once made (a line written, or its level set), the child decides.
-    if (this.#child === undefined && !this.#parent.isLevelEnabled(level)) return;
+    if (this.#child === undefined && this.#parent.isLevelEnabled?.(level) === false) return;
     const child = this.#made();
     child[level](...args);
   }
@@ -74,4 +74,4 @@ class RequestLog implements FastifyBaseLogger {
 export const requestLogFactory: ChildLoggerFactory = (logger, bindings, options) =>
   options.level !== undefined || options.serializers !== undefined
     ? logger.child(bindings, options)
-    : new RequestLog(logger as ParentLog, bindings);
+    : new RequestLog(logger, bindings);
