@@ -8,8 +8,9 @@ import { send } from './reply.js';
 
 export function answerLikeTheApi(app: FastifyInstance): void {
   // Answers are for one authenticated caller, or refusals: no cache may keep any of them.
+  // In lower case, as Fastify writes header names: then it has nothing to convert on every request.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
+    reply.header('x-request-id', request.id).header('cache-control', 'no-store');
     done();
   });
   app.setErrorHandler((error, request, reply) => send(reply, answerToFailure(request, error)));

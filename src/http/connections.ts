@@ -3,7 +3,7 @@
 // out, the health probes included, until the headers timeout frees them. Here, at the limit, a new
 // connection takes the place of the one that has been idle longest; only when every connection has a
 // request in flight is the new one closed.
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 export function limitConnections(server: Server, max: number): void {
@@ -33,20 +33,23 @@ export function limitConnections(server: Server, max: number): void {
     socket.once('close', () => forget(socket));
   });
 
+  // `close` comes once the answer is sent, or when it is abandoned; one listener serves every response.
+  function answered(this: ServerResponse) {
+    const { socket } = this.req;
+    if (!open.has(socket)) return;
+    const left = (inFlight.get(socket) ?? 1) - 1;
+    if (left > 0) {
+      inFlight.set(socket, left);
+    } else {
+      inFlight.delete(socket);
+      idle.add(socket);
+    }
+  }
+
   server.on('request', ({ socket }, response) => {
     if (!open.has(socket)) return;
     idle.delete(socket);
     inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
-    // `close` comes once the answer is sent, or when it is abandoned.
-    response.once('close', () => {
-      if (!open.has(socket)) return;
-      const left = (inFlight.get(socket) ?? 1) - 1;
-      if (left > 0) {
-        inFlight.set(socket, left);
-      } else {
-        inFlight.delete(socket);
-        idle.add(socket);
-      }
-    });
+    response.on('close', answered);
   });
 }

@@ -2,9 +2,10 @@
 //   sunset (410) → address quota (429) → authentication (401) → key quota (429) → path and body (400, 413,
 //   415) → validation (400) → the operation, with conditional GET where the contract documents an ETag.
 // Routing (404, and 405 with Allow) comes before it, in routes.ts. Each stage answers or lets the request
-// go on; the first answer comes back here, and leaves by the one exit, send() in reply.ts.
+// go on; the first answer comes back here, and leaves by the one exit, send() in reply.ts, with the headers
+// carried for every answer of the request.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type Answer, withHeaders } from '../contract/answer.js';
+import type { Answer } from '../contract/answer.js';
 import { refuseAfterSunset } from '../contract/deprecation.js';
 import type { StoreParts } from '../operations/handler.js';
 import type { KeyStore } from '../store/store.js';
@@ -15,6 +16,7 @@ import { conditionalGet } from './conditional.js';
 import type { Operation } from './operationTable.js';
 import { invalidIntegerParameter } from './parameters.js';
 import type { RequestQuotas } from './quotas.js';
+import { send } from './reply.js';
 import { validatedInput } from './validation.js';
 
 export interface PipelineDependencies {
@@ -29,12 +31,12 @@ interface Carried {
   headers: Record<string, string> | undefined;
 }
 
-export async function answer(
+export async function respond(
   operation: Operation,
   request: FastifyRequest,
   reply: FastifyReply,
   dependencies: PipelineDependencies,
-): Promise<Answer> {
+): Promise<void> {
   // Every answer of a deprecated operation says so, refusals and failures included.
   const carried: Carried = { headers: operation.deprecation?.headers };
   let answer: Answer;
@@ -43,7 +45,7 @@ export async function answer(
   } catch (error) {
     answer = answerToFailure(request, error);
   }
-  return withHeaders(answer, carried.headers);
+  send(reply, answer, carried.headers);
 }
 
 async function checkThenRun(
@@ -62,7 +64,7 @@ async function checkThenRun(
   request.principal = caller.principal;
   const usage = quotas.countKey(caller.principal.keyId);
   // From here on, every answer to the key tells where its quota stands.
-  if (usage.headers) carried.headers = { ...carried.headers, ...usage.headers };
+  if (usage.headers) carried.headers = carried.headers ? { ...carried.headers, ...usage.headers } : usage.headers;
   if (usage.refusal) return usage.refusal;
   const invalidInteger = invalidIntegerParameter(
     operation.definition,

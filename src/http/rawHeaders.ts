@@ -5,7 +5,9 @@
 export function headerValues(rawHeaders: readonly string[], name: string): string[] {
   const values: string[] = [];
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    if ((rawHeaders[i] as string).toLowerCase() === name) values.push(rawHeaders[i + 1] as string);
+    const field = rawHeaders[i] as string;
+    // The length first: most fields are told apart without a lower-case copy of their name.
+    if (field.length === name.length && field.toLowerCase() === name) values.push(rawHeaders[i + 1] as string);
   }
   return values;
 }

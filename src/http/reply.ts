@@ -25,10 +25,17 @@ export function serialize(body: unknown): string | Buffer {
   return payload;
 }
 
-export function send(reply: FastifyReply, { status, headers, body }: Answer): FastifyReply {
+/** `carried` are headers for whichever answer the request gets; where both name a field, the answer's own win. */
+export function send(
+  reply: FastifyReply,
+  { status, headers, body }: Answer,
+  carried?: Record<string, string>,
+): FastifyReply {
   const payload = isStreamedArray(body) ? body.open() : body === undefined ? undefined : serialize(body);
   if (body !== undefined && payload === undefined) return send(reply, TOO_MANY_STREAMS);
   reply.code(status);
+  // One after the other, not merged: a field of the answer's own replaces the carried one in its place.
+  if (carried) reply.headers(carried);
   if (headers) reply.headers(headers);
   if (payload === undefined) return reply.send();
   return reply.type('application/json; charset=utf-8').send(payload);

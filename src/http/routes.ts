@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { operationsOf, type Contract } from '../contract/document.js';
 import { allowedMethodsOf, methodNotAllowed, NO_SUCH_PATH } from './methods.js';
 import type { OperationTable } from './operationTable.js';
-import { answer, type PipelineDependencies } from './pipeline.js';
+import { type PipelineDependencies, respond } from './pipeline.js';
 import { send } from './reply.js';
 import type { Principal } from '../store/store.js';
 
@@ -40,7 +40,7 @@ export function registerOperations(
         url: operation.url,
         config: { operationId: operation.operationId, apiVersion: operation.version },
         handler: async (request, reply) => {
-          send(reply, await answer(operation, request, reply, dependencies));
+          await respond(operation, request, reply, dependencies);
           // The validators are loaded once a first request is answered, not in its way.
           loadValidators();
           return reply;

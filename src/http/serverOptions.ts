@@ -7,6 +7,7 @@ import type { BeforeRouting } from './beforeRouting.js';
 import { writeClientError } from './errors.js';
 import { serializeRequest } from './logRedaction.js';
 import { requestIdFor } from './requestId.js';
+import { requestLogFactory } from '../telemetry/requestLog.js';
 
 export interface ListenerOptions {
   http: HttpLimits;
@@ -30,6 +31,7 @@ export function serverOptions(
         censor: '[redacted]',
       },
     },
+    childLoggerFactory: requestLogFactory,
     genReqId: (request) => requestIdFor(request.headers['x-request-id']),
     // As long as Node's own header limit, so an over-long id reaches validation (400) rather than
     // failing to route (404).

@@ -9,6 +9,7 @@ import type { Store } from '../store/store.js';
 import { DeprecatedCallLog } from './deprecatedCalls.js';
 import { type Metrics, NO_OPERATION, observeStore } from './metrics.js';
 import { buildMetricsServer, METRICS_PATH, metricsHandler } from './metricsEndpoint.js';
+import type { HistogramSeries } from './talliedHistogram.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -46,11 +47,22 @@ export function instrument(app: FastifyInstance, metrics: Metrics, options: Tele
     app.log.error({ err: error }, 'could not write the deprecated calls; kept for the next flush'),
   );
 
+  // The series of each version's operation and status, found without building its labels on every request.
+  const requestSeries = new Map<string, Map<number, HistogramSeries>>();
+  const seriesOf = (api: string, operation: string, status: number) => {
+    const key = `${api} ${operation}`;
+    let byStatus = requestSeries.get(key);
+    if (byStatus === undefined) requestSeries.set(key, (byStatus = new Map<number, HistogramSeries>()));
+    let series = byStatus.get(status);
+    if (series === undefined) {
+      series = metrics.requestDuration.series({ api, operation, status: String(status) });
+      byStatus.set(status, series);
+    }
+    return series;
+  };
   app.addHook('onResponse', (request, reply, done) => {
     const { operationId: operation = NO_OPERATION, apiVersion: api = NO_OPERATION } = request.routeOptions.config;
-    const labels = { api, operation, status: String(reply.statusCode) };
-    metrics.requests.inc(labels);
-    metrics.requestDuration.observe(labels, reply.elapsedTime / 1000);
+    seriesOf(api, operation, reply.statusCode).observe(reply.elapsedTime / 1000);
     if (deprecated.has(operation)) {
       metrics.deprecatedCalls.inc({ operation });
       // Only a valid key names an account; a call without one is in the counter alone.

@@ -1,7 +1,8 @@
 // The Prometheus instruments of one app, in a registry of its own, and the text a scrape answers.
 // Every label has a bounded set of values: API versions and operationIds (or "none"), HTTP statuses, Store
 // method names, order states. Never an id, a key or a path.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './promClient.js';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from './promClient.js';
+import { TalliedHistogram } from './talliedHistogram.js';
 import { ORDER_STATUSES, type TelemetryStore } from '../store/store.js';
 
 /** The version and operation of requests that matched no operation: probes, the contracts' files, unknown paths. */
@@ -9,9 +10,9 @@ export const NO_OPERATION = 'none';
 
 export interface Metrics {
   registry: Registry;
-  requests: Counter<'api' | 'operation' | 'status'>;
-  requestDuration: Histogram<'api' | 'operation' | 'status'>;
-  storeCallDuration: Histogram<'method'>;
+  /** Each request's series counts it too: store_orders_http_requests_total is read from their counts. */
+  requestDuration: TalliedHistogram<'api' | 'operation' | 'status'>;
+  storeCallDuration: TalliedHistogram<'method'>;
   deprecatedCalls: Counter<'operation'>;
   /** The exposition text: this app's metrics, then the process's. */
   scrape(): Promise<string>;
@@ -21,26 +22,30 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   const registers = [registry];
-  const requests = new Counter({
+  new Counter({
     name: 'store_orders_http_requests_total',
     help: 'HTTP requests answered, by API (v1, v2; "none" outside them), operationId ("none" likewise) and status.',
     labelNames: ['api', 'operation', 'status'] as const,
     registers,
+    collect() {
+      this.reset();
+      for (const series of requestDuration.observedSeries()) this.inc(series.labels, series.count);
+    },
   });
-  const requestDuration = new Histogram({
-    name: 'store_orders_http_request_duration_seconds',
-    help: 'Time from receiving a request to the end of its answer, by API, operationId and status.',
-    labelNames: ['api', 'operation', 'status'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers,
-  });
-  const storeCallDuration = new Histogram({
-    name: 'store_orders_store_call_duration_seconds',
-    help: 'Time spent in each Store method; for writes, until their commit.',
-    labelNames: ['method'] as const,
-    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
-    registers,
-  });
+  const requestDuration = new TalliedHistogram(
+    'store_orders_http_request_duration_seconds',
+    'Time from receiving a request to the end of its answer, by API, operationId and status.',
+    ['api', 'operation', 'status'],
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registry,
+  );
+  const storeCallDuration = new TalliedHistogram(
+    'store_orders_store_call_duration_seconds',
+    'Time spent in each Store method; for writes, until their commit.',
+    ['method'],
+    [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+    registry,
+  );
   const deprecatedCalls = new Counter({
     name: 'store_orders_deprecated_calls_total',
     help: 'Requests to deprecated operations, with or without a valid key, by operationId.',
@@ -49,7 +54,6 @@ export function createMetrics(): Metrics {
   });
   return {
     registry,
-    requests,
     requestDuration,
     storeCallDuration,
     deprecatedCalls,

@@ -1,23 +1,30 @@
 // A Store that times every call of the Store it wraps, by method name: for writes, until their commit. The
 // SQL stays in the backends.
 import type { KeyStore, MessageStore, OrderStore, PetStore, Store, TelemetryStore } from '../store/store.js';
-import type { Histogram } from './promClient.js';
+import type { TalliedHistogram } from './talliedHistogram.js';
 
 type Call = (...args: never[]) => Promise<unknown>;
 
-export function timedStore(store: Store, duration: Histogram<'method'>): Store {
+export function timedStore(store: Store, duration: TalliedHistogram<'method'>): Store {
   /** `part` with each of `methods` timed; `satisfies` on each list keeps it complete. */
   const timed = <Part extends object>(part: Part, methods: readonly (keyof Part & string)[]): Part => {
     const wrapped = {} as Record<string, Call>;
     for (const method of methods) {
-      const series = duration.labels({ method });
-      wrapped[method] = async (...args) => {
+      const series = duration.series({ method });
+      // Not an async function: one promise less per call, on every request's key lookup at least.
+      wrapped[method] = (...args) => {
         const started = performance.now();
-        try {
-          return await (part[method] as Call).apply(part, args);
-        } finally {
-          series.observe((performance.now() - started) / 1000);
-        }
+        const observe = () => series.observe((performance.now() - started) / 1000);
+        return (part[method] as Call).apply(part, args).then(
+          (value) => {
+            observe();
+            return value;
+          },
+          (error: unknown) => {
+            observe();
+            throw error;
+          },
+        );
       };
     }
     return wrapped as Part;

@@ -1,0 +1,77 @@
+// Each request's logger. Fastify gives every request a pino child logger that stamps its lines with the
+// request id; most requests write no line at the configured level, so here the child is made on the
+// request's first line that is written, not for every request. The lines are the child's own either way.
+import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+
+type ChildLoggerFactory = NonNullable<FastifyServerOptions['childLoggerFactory']>;
+type Bindings = Parameters<FastifyBaseLogger['child']>[0];
+type ChildOptions = Parameters<FastifyBaseLogger['child']>[1];
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+/** A log method's arguments, as pino takes them: an object or a message first. */
+type LineArguments = [unknown, string?, ...unknown[]];
+
+/** pino can tell whether a level is written; with a logger that cannot, every line goes through the child. */
+interface ParentLog extends FastifyBaseLogger {
+  isLevelEnabled?(level: string): boolean;
+}
+
+class RequestLog implements FastifyBaseLogger {
+  readonly #parent: ParentLog;
+  readonly #bindings: Bindings;
+  #child: FastifyBaseLogger | undefined;
+
+  constructor(parent: ParentLog, bindings: Bindings) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+  }
+
+  get level(): string {
+    return this.#child?.level ?? this.#parent.level;
+  }
+
+  set level(level: string) {
+    this.#made().level = level;
+  }
+
+  fatal(...args: LineArguments): void {
+    this.#write('fatal', args);
+  }
+  error(...args: LineArguments): void {
+    this.#write('error', args);
+  }
+  warn(...args: LineArguments): void {
+    this.#write('warn', args);
+  }
+  info(...args: LineArguments): void {
+    this.#write('info', args);
+  }
+  debug(...args: LineArguments): void {
+    this.#write('debug', args);
+  }
+  trace(...args: LineArguments): void {
+    this.#write('trace', args);
+  }
+  silent(): void {}
+
+  child(bindings: Bindings, options?: ChildOptions): FastifyBaseLogger {
+    return this.#made().child(bindings, options);
+  }
+
+  #write(level: Level, args: LineArguments): void {
+    // Once made (a line written, or its level set), the child decides.
+    if (this.#child === undefined && this.#parent.isLevelEnabled?.(level) === false) return;
+    const child = this.#made();
+    child[level](...args);
+  }
+
+  #made(): FastifyBaseLogger {
+    this.#child ??= this.#parent.child(this.#bindings);
+    return this.#child;
+  }
+}
+
+/** Fastify's childLoggerFactory: a route's own log level or serializers still get their child at once. */
+export const requestLogFactory: ChildLoggerFactory = (logger, bindings, options) =>
+  options.level !== undefined || options.serializers !== undefined
+    ? logger.child(bindings, options)
+    : new RequestLog(logger, bindings);
