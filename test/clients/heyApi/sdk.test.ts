@@ -1,6 +1,7 @@
 // The SDK @hey-api/openapi-ts generates from openapi.yaml (test/support/generateHeyApiSdk.ts), driven
 // against the real server for every operation, error cases included. Every response still passes
-// through the contract check. The SDK's types are checked by tsc under this folder's tsconfig.json.
+// through the contract check. The SDKs' types (v1's and v2's, sdkV2.test.ts) are checked by tsc under this
+// folder's tsconfig.json.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
