@@ -64,6 +64,10 @@ function bypassReason(
   request.headers.forEach((value, name) => (headerBytes += name.length + value.length + 4));
   // Prism's own HTTP server answers 431 to large headers, before the server sees them.
   if (headerBytes > 8 * 1024) return 'headers over 8 KiB';
+  // Prism reads format int64 as at most 2^53 - 1; the contract's int64 goes to 2^63 - 1 (v2's petId).
+  const { searchParams } = new URL(request.url);
+  if ([...searchParams.values()].some((value) => /^[0-9]{16,}$/.test(value) && BigInt(value) > 2n ** 53n - 1n))
+    return 'an integer in the query beyond 2^53 - 1';
   // RFC 9110 makes the scheme name case-insensitive; Prism only accepts "Bearer".
   const authorization = request.headers.get('authorization');
   if (authorization !== null && !authorization.startsWith('Bearer '))
