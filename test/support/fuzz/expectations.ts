@@ -51,7 +51,6 @@ export function expectationProblems(
         problems.push(...pageProblems(fuzzCase.request.path, response));
       break;
     case 'refused':
-      if (expect.knownBug !== undefined && status < 400) break;
       if (status !== expect.status || !expect.codes.includes(code ?? ''))
         problems.push(`expected ${expect.status} ${expect.codes.join('|')}, got ${status} ${code}`);
       break;
