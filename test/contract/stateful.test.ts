@@ -1,13 +1,19 @@
 // Generated sequences of listOrders, cancelOrder, sendMessage and the operator's CLI (orders add and
 // ship) against one real server, checked after every step against a small model of order states. Once
-// cancelled, an order is never listed again and every later cancel is 404. STATEFUL_RUNS sets the number
-// of sequences; a failure prints its seed, path and the shrunk sequence, and FUZZ_SEED/FUZZ_PATH replay it.
+// cancelled, an order is never listed again by v1 and every later cancel is 404. API v2 joins in: its
+// cancel, and walks through every page of its listOrders with filters while orders are cancelled, shipped,
+// added and imported between and during the page requests, held to the contract's stability promise.
+// STATEFUL_RUNS sets the number of sequences; a failure prints its seed, path and the shrunk sequence, and
+// FUZZ_SEED/FUZZ_PATH replay it.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type CliContext, CliError } from '../../src/cli/io.js';
 import { orders } from '../../src/cli/orders.js';
-import { apiClient } from '../support/http.js';
+import type { AdminStore } from '../../src/store/store.js';
+import { apiClient, apiClientV2 } from '../support/http.js';
 import { createKey, startServer } from '../support/server.js';
+import { type ModelOrder, type OrderPick, orderPick, pickId } from '../support/orderModel.js';
+import { learnNewOrders, newOrder, PageWalk, pageWalks } from '../support/pageWalk.js';
 
 const RUNS = Number(process.env.STATEFUL_RUNS ?? 40);
 const replay = {
@@ -15,33 +21,19 @@ const replay = {
   ...(process.env.FUZZ_PATH !== undefined && { path: process.env.FUZZ_PATH }),
 };
 
-type OrderState = 'pending' | 'shipped' | 'cancelled';
-
 interface Model {
-  orders: Map<number, { petId: number; quantity: number; state: OrderState }>;
+  orders: Map<number, ModelOrder>;
   messages: string[];
 }
 
 interface Real {
   client: ReturnType<typeof apiClient>;
+  clientV2: ReturnType<typeof apiClientV2>;
+  store: AdminStore;
   /** The CLI's own code on its own connection to the same file, as the `store-orders` binary runs it. */
   cli(verb: 'add' | 'ship', args: string[]): Promise<unknown>;
   storedMessages(): Promise<string[]>;
 }
-
-/** An order the model knows (by position, so shrinking keeps it meaningful) or an id nobody issued. */
-type OrderPick = { known: number } | { unknown: number };
-
-function pickId(model: Model, pick: OrderPick): number {
-  const ids = [...model.orders.keys()];
-  if ('known' in pick && ids.length > 0) return ids[pick.known % ids.length]!;
-  return 1_000_000 + ('unknown' in pick ? pick.unknown : pick.known);
-}
-
-const orderPick: fc.Arbitrary<OrderPick> = fc.oneof(
-  { weight: 5, arbitrary: fc.nat().map((known) => ({ known })) },
-  { weight: 1, arbitrary: fc.nat(1000).map((unknown) => ({ unknown })) },
-);
 
 class ListOrders implements fc.AsyncCommand<Model, Real> {
   check = () => true;
@@ -49,33 +41,45 @@ class ListOrders implements fc.AsyncCommand<Model, Real> {
     const { data, response } = await real.client.GET('/store/orders');
     expect(response.status).toBe(200);
     const expected = [...model.orders]
-      .filter(([, order]) => order.state !== 'cancelled')
+      .filter(([, order]) => order.status !== 'cancelled')
       .sort(([a], [b]) => a - b)
-      .map(([id, { petId, quantity }]) => ({ id, petId, quantity, complete: false }));
+      .map(([id, { petId, quantity, shipDate, complete }]) => ({
+        id,
+        petId,
+        quantity,
+        ...(shipDate !== undefined && { shipDate }),
+        complete,
+      }));
     expect(data).toEqual(expected);
   }
   toString = () => 'listOrders';
 }
 
+/** cancelOrder through /v1 or /v2, whose rules are the same. */
 class CancelOrder implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly pick: OrderPick) {}
+  constructor(
+    readonly pick: OrderPick,
+    readonly version: 'v1' | 'v2' = 'v1',
+  ) {}
   check = () => true;
   async run(model: Model, real: Real) {
     const orderId = pickId(model, this.pick);
     const order = model.orders.get(orderId);
-    const { error, response } = await real.client.DELETE('/store/orders/{orderId}', {
-      params: { path: { orderId } },
-    });
-    if (order?.state === 'pending') {
+    const request = { params: { path: { orderId } } };
+    const { error, response } =
+      this.version === 'v1'
+        ? await real.client.DELETE('/store/orders/{orderId}', request)
+        : await real.clientV2.DELETE('/store/orders/{orderId}', request);
+    if (order?.status === 'pending') {
       expect(response.status).toBe(204);
-      order.state = 'cancelled';
-    } else if (order?.state === 'shipped') {
+      order.status = 'cancelled';
+    } else if (order?.status === 'shipped') {
       expect([response.status, error?.code]).toEqual([409, 'order_already_shipped']);
     } else {
       expect([response.status, error?.code]).toEqual([404, 'order_not_found']);
     }
   }
-  toString = () => `cancelOrder(${JSON.stringify(this.pick)})`;
+  toString = () => `${this.version === 'v1' ? '' : `${this.version} `}cancelOrder(${JSON.stringify(this.pick)})`;
 }
 
 class SendMessage implements fc.AsyncCommand<Model, Real> {
@@ -104,7 +108,7 @@ class CliAddOrder implements fc.AsyncCommand<Model, Real> {
     };
     expect(added.status).toBe('pending');
     expect(model.orders.has(added.id)).toBe(false);
-    model.orders.set(added.id, { petId: this.petId, quantity: this.quantity, state: 'pending' });
+    model.orders.set(added.id, { petId: this.petId, quantity: this.quantity, complete: false, status: 'pending' });
   }
   toString = () => `cli orders add --pet-id ${this.petId} --quantity ${this.quantity}`;
 }
@@ -115,9 +119,9 @@ class CliShipOrder implements fc.AsyncCommand<Model, Real> {
   async run(model: Model, real: Real) {
     const orderId = pickId(model, this.pick);
     const order = model.orders.get(orderId);
-    if (order?.state === 'pending') {
+    if (order?.status === 'pending') {
       expect(await real.cli('ship', [String(orderId)])).toMatchObject({ id: orderId, status: 'shipped' });
-      order.state = 'shipped';
+      order.status = 'shipped';
     } else {
       // A cancelled, shipped or unknown order cannot ship, and the CLI says so.
       await expect(real.cli('ship', [String(orderId)])).rejects.toThrow(CliError);
@@ -134,6 +138,8 @@ const commands = [
     .tuple(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 100 }))
     .map(([petId, quantity]) => new CliAddOrder(petId, quantity)),
   orderPick.map((pick) => new CliShipOrder(pick)),
+  orderPick.map((pick) => new CancelOrder(pick, 'v2')),
+  pageWalks.map((walk) => new PageWalk(walk)),
 ];
 
 describe('generated sequences of API calls and CLI commands', () => {
@@ -142,12 +148,14 @@ describe('generated sequences of API calls and CLI commands', () => {
     { timeout: 0 },
     async () => {
       await fc.assert(
-        fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (sequence) => {
+        fc.asyncProperty(fc.array(newOrder, { maxLength: 12 }), fc.commands(commands, { maxCommands: 30 }), async (initial, sequence) => {
           const server = await startServer();
           try {
             const { key } = await createKey(server.store);
             const real: Real = {
               client: apiClient(server.baseUrl, key),
+              clientV2: apiClientV2(server.baseUrl, key),
+              store: server.store,
               async cli(verb, args) {
                 const lines: string[] = [];
                 const context: CliContext = {
@@ -160,7 +168,11 @@ describe('generated sequences of API calls and CLI commands', () => {
               },
               storedMessages: async () => (await server.store.messages.listMessages()).map((message) => message.message),
             };
-            await fc.asyncModelRun(() => ({ model: { orders: new Map(), messages: [] }, real }), sequence);
+            // Some orders to start from, imported as the operator would.
+            const model: Model = { orders: new Map(), messages: [] };
+            await server.store.orders.importOrders(initial);
+            await learnNewOrders(model, server.store);
+            await fc.asyncModelRun(() => ({ model, real }), sequence);
           } finally {
             await server.close();
           }

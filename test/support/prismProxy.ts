@@ -1,7 +1,8 @@
 // vitest global setup for the run through Stoplight Prism (CONTRACT_PROXY=prism, `npm run test:prism`):
-// one Prism validating proxy for the whole run, in front of whichever real server a test started.
-// Prism forwards to one upstream, so that upstream is a small relay that passes each request on to the
-// port named in its X-Upstream-Port header. Prism reports what it finds in an `sl-violations` header on
+// one Prism validating proxy per API version for the whole run, in front of whichever real server a test
+// started: one of openapi.yaml for /v1, one of openapi.v2.yaml for /v2. Prism forwards to one upstream, so
+// that upstream is a small relay (one for both) that passes each request on to the port named in its
+// X-Upstream-Port header. Prism reports what it finds in an `sl-violations` header on
 // each response (test/support/viaPrism.ts judges those) and in its log, which is checked at the end.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -10,9 +11,14 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 
+/** Each version's contract, which its Prism proxies. */
+const CONTRACTS = { v1: 'openapi.yaml', v2: 'openapi.v2.yaml' } as const;
+export type ApiVersion = keyof typeof CONTRACTS;
+
 declare module 'vitest' {
   export interface ProvidedContext {
-    prismUrl: string | undefined;
+    /** Each version's Prism, by the root it stands in for. */
+    prismUrls: Record<ApiVersion, string> | undefined;
   }
 }
 
@@ -37,10 +43,16 @@ function startRelay(): Promise<Server> {
   return new Promise((resolve) => relay.listen(0, '127.0.0.1', () => resolve(relay)));
 }
 
-function startPrism(upstream: string): Promise<{ prism: ChildProcess; url: string; log: () => string }> {
+interface RunningPrism {
+  prism: ChildProcess;
+  url: string;
+  log: () => string;
+}
+
+function startPrism(contract: string, upstream: string): Promise<RunningPrism> {
   const prism = spawn(
     `${root}node_modules/.bin/prism`,
-    ['proxy', `${root}openapi.yaml`, upstream, '--host', '127.0.0.1', '--port', '0', '--cors=false'],
+    ['proxy', `${root}${contract}`, upstream, '--host', '127.0.0.1', '--port', '0', '--cors=false'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let log = '';
@@ -60,27 +72,39 @@ function startPrism(upstream: string): Promise<{ prism: ChildProcess; url: strin
   });
 }
 
+/** Stops a Prism and writes its log; a failure of Prism itself (it could not read or forward an answer) is never a pass. */
+function stopPrism({ prism, log }: RunningPrism, logFile: string): string[] {
+  prism.removeAllListeners('exit');
+  prism.kill('SIGTERM');
+  writeFileSync(`${root}test-artifacts/${logFile}`, log());
+  return log()
+    .split('\n')
+    .filter((line) => line.includes('Request terminated with error'));
+}
+
 export default async function prismProxy(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   if (process.env.CONTRACT_PROXY !== 'prism') {
-    project.provide('prismUrl', undefined);
+    project.provide('prismUrls', undefined);
     return undefined;
   }
   mkdirSync(`${root}test-artifacts`, { recursive: true });
   writeFileSync(`${root}test-artifacts/prism-requests.jsonl`, '');
   const relay = await startRelay();
-  const { prism, url, log } = await startPrism(
-    `http://127.0.0.1:${(relay.address() as AddressInfo).port}/v1`,
+  const relayUrl = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+  const versions = Object.keys(CONTRACTS) as ApiVersion[];
+  const prisms = await Promise.all(
+    versions.map((version) => startPrism(CONTRACTS[version], `${relayUrl}/${version}`)),
   );
-  project.provide('prismUrl', url);
+  project.provide(
+    'prismUrls',
+    Object.fromEntries(versions.map((version, index) => [version, prisms[index]!.url])) as Record<ApiVersion, string>,
+  );
   return async () => {
-    prism.removeAllListeners('exit');
-    prism.kill('SIGTERM');
+    // v1's log keeps its name; v2's is prism-v2.log.
+    const broken = prisms.flatMap((running, index) =>
+      stopPrism(running, index === 0 ? 'prism.log' : `prism-${versions[index]}.log`),
+    );
     await new Promise<void>((resolve) => relay.close(() => resolve()));
-    writeFileSync(`${root}test-artifacts/prism.log`, log());
-    // A failure of Prism itself (it could not read or forward an answer) is never a pass.
-    const broken = log()
-      .split('\n')
-      .filter((line) => line.includes('Request terminated with error'));
     if (broken.length > 0)
       throw new Error(`Prism failed on ${broken.length} request(s):\n${broken.join('\n')}`);
   };

@@ -1,14 +1,18 @@
 // In the run through Prism (test/support/prismProxy.ts), sends a test's request through the validating
-// proxy and judges what Prism reports. A response violation always fails. A request violation fails
+// proxy of its version (/v1 or /v2) and judges what Prism reports. A response violation always fails. A request violation fails
 // unless the server refused that request too (4xx): then server and contract agree it was invalid, which
 // is what the test sent it for. Requests Prism cannot carry unchanged go straight to the server; each
 // reason is below, and each count is written to test-artifacts/prism-requests.jsonl.
 import { appendFileSync } from 'node:fs';
 import { inject } from 'vitest';
 import { firstDuplicateKey } from '../../src/http/duplicateKeys.js';
-import { UPSTREAM_PORT_HEADER } from './prismProxy.js';
+import { type ApiVersion, UPSTREAM_PORT_HEADER } from './prismProxy.js';
 
-const prismUrl = inject('prismUrl');
+const prismUrls = inject('prismUrls');
+
+/** The version whose Prism carries requests to this path, if any. */
+const versionOf = (pathname: string) =>
+  (Object.keys(prismUrls ?? {}) as ApiVersion[]).find((version) => pathname.startsWith(`/${version}/`));
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
 const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}\\s*(;\\s*${TOKEN}=(${TOKEN}|"[^"]*")\\s*)*$`);
@@ -26,7 +30,7 @@ function bypassReason(
   body: Uint8Array | undefined,
 ): string | undefined {
   const { pathname } = new URL(request.url);
-  if (!pathname.startsWith('/v1/') || /^\/v1\/openapi\.(yaml|json)$/.test(pathname))
+  if (versionOf(pathname) === undefined || /^\/v[0-9]+\/openapi\.(yaml|json)$/.test(pathname))
     return 'not an operation path';
   if (init?.body instanceof ReadableStream) return 'a streamed body';
   // A malformed percent-escape in the path makes Prism's process exit (URIError).
@@ -60,6 +64,10 @@ function bypassReason(
   request.headers.forEach((value, name) => (headerBytes += name.length + value.length + 4));
   // Prism's own HTTP server answers 431 to large headers, before the server sees them.
   if (headerBytes > 8 * 1024) return 'headers over 8 KiB';
+  // Prism reads format int64 as at most 2^53 - 1; the contract's int64 goes to 2^63 - 1 (v2's petId).
+  const { searchParams } = new URL(request.url);
+  if ([...searchParams.values()].some((value) => /^[0-9]{16,}$/.test(value) && BigInt(value) > 2n ** 53n - 1n))
+    return 'an integer in the query beyond 2^53 - 1';
   // RFC 9110 makes the scheme name case-insensitive; Prism only accepts "Bearer".
   const authorization = request.headers.get('authorization');
   if (authorization !== null && !authorization.startsWith('Bearer '))
@@ -74,7 +82,7 @@ function record(entry: Record<string, unknown>): void {
 
 /** The request to send through Prism instead, or undefined to send the original straight to the server. */
 export async function throughPrism(request: Request, init?: RequestInit): Promise<Request | undefined> {
-  if (prismUrl === undefined) return undefined;
+  if (prismUrls === undefined) return undefined;
   const body = request.body === null ? undefined : new Uint8Array(await request.clone().arrayBuffer());
   const reason = bypassReason(request, init, body);
   if (reason !== undefined) {
@@ -82,9 +90,10 @@ export async function throughPrism(request: Request, init?: RequestInit): Promis
     return undefined;
   }
   const url = new URL(request.url);
+  const version = versionOf(url.pathname)!;
   const headers = new Headers(request.headers);
   headers.set(UPSTREAM_PORT_HEADER, url.port);
-  return new Request(`${prismUrl}${url.pathname.slice('/v1'.length)}${url.search}`, {
+  return new Request(`${prismUrls[version]}${url.pathname.slice(`/${version}`.length)}${url.search}`, {
     method: request.method,
     headers,
     ...(body !== undefined && { body }),

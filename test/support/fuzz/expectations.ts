@@ -2,6 +2,8 @@
 // Schemathesis (no 5xx, documented status, content type, body and headers, Error.status = HTTP status)
 // plus the one the request was generated for.
 import { contractViolations, type ObservedResponse } from '../contract.js';
+import type { OperationSpec } from './operations.js';
+import { pageProblems } from '../orderPages.js';
 import type { FuzzCase } from './requests.js';
 
 /** Domain refusals a valid request can still meet: the thing does not exist, or is in the wrong state. */
@@ -31,7 +33,7 @@ const lastPathSegment = (path: string) => decodeURIComponent(path.split('?')[0]!
 export function expectationProblems(
   fuzzCase: FuzzCase,
   response: ObservedResponse,
-  pathMethods: string[],
+  { version, operationId, pathMethods }: OperationSpec,
 ): string[] {
   const problems = contractViolations(response);
   const { status } = response;
@@ -45,6 +47,8 @@ export function expectationProblems(
       }
       if (status >= 400 && !DOMAIN_REFUSALS.has(code ?? ''))
         problems.push(`a valid request was refused: ${status} ${code}`);
+      if (version === 'v2' && operationId === 'listOrders' && status === 200)
+        problems.push(...pageProblems(fuzzCase.request.path, response));
       break;
     case 'refused':
       if (status !== expect.status || !expect.codes.includes(code ?? ''))

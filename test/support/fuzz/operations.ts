@@ -1,5 +1,6 @@
-// The operations of openapi.yaml, reduced to what a request generator needs: where, how, with what.
-import { document, type Json, resolve } from '../document.js';
+// The operations of each contract (openapi.yaml for /v1, openapi.v2.yaml for /v2), reduced to what a
+// request generator needs: where, how, with what.
+import { documents, type Json, resolve, type Version } from '../document.js';
 
 export interface ParameterSpec {
   name: string;
@@ -9,6 +10,8 @@ export interface ParameterSpec {
 }
 
 export interface OperationSpec {
+  /** The API root the operation is under, and the contract it comes from. */
+  version: Version;
   operationId: string;
   method: string;
   pathTemplate: string;
@@ -22,16 +25,16 @@ export interface OperationSpec {
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** A schema with every `$ref` replaced by what it points at (the contract has no recursive schemas). */
-export function inline(schema: unknown): Json {
-  const { node } = resolve(schema, '');
+export function inline(schema: unknown, within: Json): Json {
+  const { node } = resolve(schema, '', within);
   const out: Json = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === 'properties') {
       out.properties = Object.fromEntries(
-        Object.entries(value as Json).map(([name, property]) => [name, inline(property)]),
+        Object.entries(value as Json).map(([name, property]) => [name, inline(property, within)]),
       );
     } else if (key === 'items') {
-      out.items = inline(value);
+      out.items = inline(value, within);
     } else {
       out[key] = value;
     }
@@ -39,7 +42,8 @@ export function inline(schema: unknown): Json {
   return out;
 }
 
-function operationsOf(): OperationSpec[] {
+function operationsOf(version: Version): OperationSpec[] {
+  const document = documents[version];
   const globalSecurity = (document.security as unknown[] | undefined) ?? [];
   const specs: OperationSpec[] = [];
   for (const [pathTemplate, item] of Object.entries(document.paths as Json)) {
@@ -51,15 +55,16 @@ function operationsOf(): OperationSpec[] {
         ...((pathItem.parameters as unknown[] | undefined) ?? []),
         ...((operation.parameters as unknown[] | undefined) ?? []),
       ].map((parameter) => {
-        const { node } = resolve(parameter, '');
+        const { node } = resolve(parameter, '', document);
         return {
           name: node.name as string,
           in: node.in as ParameterSpec['in'],
           required: node.required === true,
-          schema: inline(node.schema),
+          schema: inline(node.schema, document),
         };
       });
       const spec: OperationSpec = {
+        version,
         operationId: operation.operationId as string,
         method: method.toUpperCase(),
         pathTemplate,
@@ -68,9 +73,9 @@ function operationsOf(): OperationSpec[] {
         pathMethods,
       };
       if (operation.requestBody) {
-        const { node: requestBody } = resolve(operation.requestBody, '');
+        const { node: requestBody } = resolve(operation.requestBody, '', document);
         const [mediaType, media] = Object.entries(requestBody.content as Json)[0] as [string, Json];
-        spec.body = { required: requestBody.required === true, mediaType, schema: inline(media.schema) };
+        spec.body = { required: requestBody.required === true, mediaType, schema: inline(media.schema, document) };
       }
       specs.push(spec);
     }
@@ -78,4 +83,5 @@ function operationsOf(): OperationSpec[] {
   return specs;
 }
 
-export const operations = operationsOf();
+/** v1's operations, then v2's. */
+export const operations = [...operationsOf('v1'), ...operationsOf('v2')];

@@ -2,6 +2,7 @@
 // valid requests, requests that break one rule, bad credentials, and methods the path does not have.
 import fc from 'fast-check';
 import type { OperationSpec, ParameterSpec } from './operations.js';
+import { type Query, queryBreakers, validQuery } from './queryParameters.js';
 import {
   type Broken,
   brokenIntegerText,
@@ -12,7 +13,7 @@ import {
 
 export interface FuzzRequest {
   method: string;
-  /** Path and query, with `/v1`, percent-encoded. */
+  /** Path and query, with the version's root (`/v1`, `/v2`), percent-encoded. */
   path: string;
   /** A repeated field is an array: it goes on the wire as separate header lines. */
   headers: Record<string, string | string[]>;
@@ -42,7 +43,7 @@ export interface Credentials {
 interface Parts {
   method: string;
   pathParams: Record<string, string>;
-  query: [string, string][];
+  query: Query;
   headers: Record<string, string | string[]>;
   body?: Uint8Array;
 }
@@ -64,7 +65,7 @@ function toRequest(operation: OperationSpec, parts: Parts): FuzzRequest {
   );
   return {
     method: parts.method,
-    path: `/v1${path}${query.length > 0 ? `?${query.join('&')}` : ''}`,
+    path: `/${operation.version}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`,
     headers: parts.headers,
     ...(parts.body !== undefined && { body: parts.body }),
   };
@@ -129,6 +130,7 @@ function validParts(operation: OperationSpec, credentials: Credentials): fc.Arbi
       pathParams: fc.record(
         Object.fromEntries(pathParams.map((parameter) => [parameter.name, validParameterText(parameter)])),
       ),
+      query: validQuery(operation),
       headerParams: fc.record(
         Object.fromEntries(headerParams.map((parameter) => [parameter.name, validParameterText(parameter)])),
         {
@@ -143,14 +145,14 @@ function validParts(operation: OperationSpec, credentials: Credentials): fc.Arbi
       contentType: operation.body ? validContentTypes(operation.body.mediaType) : fc.constant(undefined),
     })
     .map(
-      ({ pathParams: params, headerParams: headerValues, authorization, requestId, body, contentType }) => {
+      ({ pathParams: params, query, headerParams: headerValues, authorization, requestId, body, contentType }) => {
         const headers: Record<string, string | string[]> = { ...headerValues, Authorization: authorization };
         if (requestId !== undefined) headers['X-Request-Id'] = requestId;
         if (contentType !== undefined) headers['Content-Type'] = contentType;
         return {
           method: operation.method,
           pathParams: params,
-          query: [],
+          query,
           headers,
           ...(body !== undefined && { body: encoder.encode(JSON.stringify(body)) }),
         };
@@ -164,20 +166,33 @@ type Variant = fc.Arbitrary<Omit<FuzzCase, 'operationId'>>;
 function ruleBreakers(operation: OperationSpec, valid: fc.Arbitrary<Parts>): Variant[] {
   const variants: Variant[] = [];
   for (const parameter of operation.parameters) {
-    const broken = brokenParameterText(parameter);
+    const broken = parameter.in === 'query' ? undefined : brokenParameterText(parameter);
     if (!broken) continue;
     variants.push(
       fc.tuple(valid, broken).map(([parts, { rule, value }]) => {
         const changed =
           parameter.in === 'path'
             ? { ...parts, pathParams: { ...parts.pathParams, [parameter.name]: value } }
-            : parameter.in === 'header'
-              ? { ...parts, headers: { ...parts.headers, [parameter.name]: value } }
-              : { ...parts, query: [...parts.query, [parameter.name, value] as [string, string]] };
+            : { ...parts, headers: { ...parts.headers, [parameter.name]: value } };
         return {
           rule: `${parameter.name}: ${rule}`,
           request: toRequest(operation, changed),
           expect: invalid(['invalid_request']),
+        };
+      }),
+    );
+  }
+  for (const [parameter, broken] of queryBreakers(operation)) {
+    variants.push(
+      fc.tuple(valid, broken).map(([parts, { rule, values, codes }]) => {
+        const query: Query = [
+          ...parts.query.filter(([name]) => name !== parameter.name),
+          ...values.map((value): [string, string] => [parameter.name, value]),
+        ];
+        return {
+          rule: `${parameter.name}: ${rule}`,
+          request: toRequest(operation, { ...parts, query }),
+          expect: invalid(codes),
         };
       }),
     );
@@ -194,7 +209,7 @@ function ruleBreakers(operation: OperationSpec, valid: fc.Arbitrary<Parts>): Var
       )
       .map(([parts, name, value]) => ({
         rule: 'an unknown query parameter',
-        request: toRequest(operation, { ...parts, query: [[name, value]] }),
+        request: toRequest(operation, { ...parts, query: [...parts.query, [name, value]] }),
         expect: invalid(['invalid_request']),
       })),
   );

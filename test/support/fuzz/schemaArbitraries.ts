@@ -1,6 +1,6 @@
 // fast-check arbitraries read off the contract's schemas: values that satisfy a schema, and values that
-// break exactly one of its rules, each named by the rule it breaks. Only the keywords openapi.yaml uses
-// for requests are understood; any other keyword fails loudly so the generator never silently lags
+// break exactly one of its rules, each named by the rule it breaks. Only the keywords openapi.yaml and
+// openapi.v2.yaml use for requests are understood; any other keyword fails loudly so the generator never silently lags
 // behind the document.
 import fc from 'fast-check';
 import type { Json } from '../document.js';
@@ -21,9 +21,18 @@ const UNDERSTOOD = new Set([
   'required',
   'additionalProperties',
   'items',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'enum',
+  'pattern',
+  'default',
   'description',
   'example',
 ]);
+
+/** The formats understood, by type; any other fails loudly too. */
+const FORMATS: Record<string, string[]> = { integer: ['int32', 'int64'], string: ['date-time'] };
 
 const INT_RANGES: Record<string, [bigint, bigint]> = {
   int32: [-(2n ** 31n), 2n ** 31n - 1n],
@@ -33,7 +42,53 @@ const INT_RANGES: Record<string, [bigint, bigint]> = {
 function checkUnderstood(schema: Json): void {
   const unknown = Object.keys(schema).filter((keyword) => !UNDERSTOOD.has(keyword));
   if (unknown.length > 0) throw new Error(`the request generator does not know ${unknown.join(', ')}`);
+  const format = schema.format as string | undefined;
+  if (format !== undefined && !FORMATS[schema.type as string]?.includes(format))
+    throw new Error(`the request generator does not know format ${format} of type ${String(schema.type)}`);
 }
+
+const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+
+/**
+ * RFC 3339 date-times of every form: any zone offset, with or without a fraction of any length, lowercase
+ * `t`/`z`, at the edges of the years a date-time can write.
+ */
+export const dateTimeText: fc.Arbitrary<string> = fc
+  .record({
+    date: fc.date({ min: new Date('0001-01-02T00:00:00Z'), max: new Date('9999-12-30T23:59:59Z'), noInvalidDate: true }),
+    offsetMinutes: fc.oneof(fc.constant(0), fc.integer({ min: -23 * 60 - 59, max: 23 * 60 + 59 })),
+    zulu: fc.constantFrom('Z', 'z', '+00:00', '-00:00'),
+    fraction: fc.option(fc.stringMatching(/^[0-9]{1,9}$/), { nil: undefined }),
+    separator: fc.constantFrom('T', 't'),
+  })
+  .map(({ date, offsetMinutes, zulu, fraction, separator }) => {
+    const local = new Date(date.getTime() + offsetMinutes * 60_000);
+    const zone =
+      offsetMinutes === 0
+        ? zulu
+        : `${offsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(offsetMinutes) / 60))}:${pad(Math.abs(offsetMinutes) % 60)}`;
+    const day = `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}`;
+    const time = `${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}`;
+    return `${day}${separator}${time}${fraction === undefined ? '' : `.${fraction}`}${zone}`;
+  });
+
+/** Text that is no RFC 3339 date-time, each named by what is wrong with it. */
+const notDateTimes = fc.constantFrom(
+  '2026-12-01',
+  '2026-12-01T00:00:00',
+  '2026-12-01 00:00Z',
+  '2026-13-01T00:00:00Z',
+  '2026-02-30T00:00:00Z',
+  '2026-12-01T24:00:00Z',
+  '2026-12-01T00:60:00Z',
+  '2026-12-01T00:00:00+24:00',
+  '2026-12-01T00:00:00.Z',
+  '26-12-01T00:00:00Z',
+  '+002026-12-01T00:00:00Z',
+  '1764547200',
+  'tomorrow',
+  '',
+);
 
 function integerRange(schema: Json): [bigint, bigint] {
   const [low, high] = INT_RANGES[(schema.format as string | undefined) ?? 'int64'] ?? INT_RANGES.int64!;
@@ -125,11 +180,16 @@ export function brokenIntegerText(schema: Json): fc.Arbitrary<Broken<string>> {
 export function validValue(schema: Json): fc.Arbitrary<unknown> {
   checkUnderstood(schema);
   switch (schema.type) {
-    case 'string':
-      return anyText(
-        (schema.minLength as number | undefined) ?? 0,
-        (schema.maxLength as number | undefined) ?? 200,
-      );
+    case 'string': {
+      if (schema.enum !== undefined) return fc.constantFrom(...(schema.enum as string[]));
+      if (schema.format === 'date-time') return dateTimeText;
+      const minLength = (schema.minLength as number | undefined) ?? 0;
+      const maxLength = (schema.maxLength as number | undefined) ?? 200;
+      if (schema.pattern === undefined) return anyText(minLength, maxLength);
+      return fc
+        .stringMatching(new RegExp(schema.pattern as string, 'u'), { size: 'medium' })
+        .filter((text) => codePointLength(text) >= minLength && codePointLength(text) <= maxLength);
+    }
     case 'integer': {
       const [minimum, maximum] = integerRange(schema);
       const safe = (value: bigint) =>
@@ -138,8 +198,16 @@ export function validValue(schema: Json): fc.Arbitrary<unknown> {
     }
     case 'boolean':
       return fc.boolean();
-    case 'array':
-      return fc.array(validValue(schema.items as Json), { maxLength: 5 });
+    case 'array': {
+      const lengths = {
+        minLength: (schema.minItems as number | undefined) ?? 0,
+        maxLength: (schema.maxItems as number | undefined) ?? 5,
+      };
+      const items = validValue(schema.items as Json);
+      return schema.uniqueItems === true
+        ? fc.uniqueArray(items, { ...lengths, selector: (item) => JSON.stringify(item) })
+        : fc.array(items, lengths);
+    }
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, Json>;
       const required = new Set((schema.required as string[] | undefined) ?? []);
@@ -182,22 +250,8 @@ export function brokenValue(schema: Json): fc.Arbitrary<Broken> {
   const choices: fc.Arbitrary<Broken>[] = [
     otherTypes[type]!.map((value) => ({ rule: `not a ${type}`, value })),
   ];
-  if (type === 'string') {
-    const minLength = (schema.minLength as number | undefined) ?? 0;
-    const maxLength = schema.maxLength as number | undefined;
-    if (minLength > 0) {
-      choices.push(anyText(0, minLength - 1).map((value) => ({ rule: 'shorter than minLength', value })));
-    }
-    if (maxLength !== undefined) {
-      choices.push(
-        fc
-          .integer({ min: maxLength + 1, max: maxLength + 50 })
-          .chain((length) => fc.string({ unit: 'binary', minLength: length, maxLength: length }))
-          .filter((text) => codePointLength(text) > maxLength)
-          .map((value) => ({ rule: 'longer than maxLength', value })),
-      );
-    }
-  }
+  if (type === 'string') choices.push(...brokenStrings(schema));
+  if (type === 'array') choices.push(...brokenArrays(schema));
   if (type === 'integer') {
     const [minimum, maximum] = integerRange(schema);
     choices.push(fc.constant({ rule: 'below the minimum', value: Number(minimum) - 1 }));
@@ -206,6 +260,106 @@ export function brokenValue(schema: Json): fc.Arbitrary<Broken> {
   }
   if (type === 'object') choices.push(...brokenObject(schema));
   return fc.oneof(...choices);
+}
+
+/** Strings that break one rule of a string schema; empty when only another type would. */
+function brokenStrings(schema: Json): fc.Arbitrary<Broken<string>>[] {
+  const choices: fc.Arbitrary<Broken<string>>[] = [];
+  const minLength = (schema.minLength as number | undefined) ?? 0;
+  const maxLength = schema.maxLength as number | undefined;
+  if (minLength > 0) {
+    choices.push(anyText(0, minLength - 1).map((value) => ({ rule: 'shorter than minLength', value })));
+  }
+  if (maxLength !== undefined) {
+    choices.push(
+      fc
+        .integer({ min: maxLength + 1, max: maxLength + 50 })
+        .chain((length) => fc.string({ unit: 'binary', minLength: length, maxLength: length }))
+        .filter((text) => codePointLength(text) > maxLength)
+        .map((value) => ({ rule: 'longer than maxLength', value })),
+    );
+  }
+  if (schema.enum !== undefined) {
+    const allowed = schema.enum as string[];
+    choices.push(
+      fc
+        .oneof(
+          anyText(0, 20),
+          fc.constantFrom(...allowed.flatMap((value) => [value.toUpperCase(), ` ${value}`, `${value},${value}`])),
+        )
+        .filter((value) => !allowed.includes(value))
+        .map((value) => ({ rule: 'not one of the enum', value })),
+    );
+  }
+  if (schema.pattern !== undefined) {
+    const matches = new RegExp(schema.pattern as string, 'u');
+    choices.push(
+      anyText(minLength, maxLength ?? 200)
+        .filter((value) => !matches.test(value))
+        .map((value) => ({ rule: 'not matching the pattern', value })),
+    );
+  }
+  if (schema.format === 'date-time') {
+    choices.push(notDateTimes.map((value) => ({ rule: 'not a date-time', value })));
+  }
+  return choices;
+}
+
+/** Text that breaks one rule of a string schema, as a query parameter carries it. */
+export function brokenText(schema: Json): fc.Arbitrary<Broken<string>> | undefined {
+  checkUnderstood(schema);
+  const choices = brokenStrings(schema);
+  return choices.length > 0 ? fc.oneof(...choices) : undefined;
+}
+
+/** Arrays that break one rule of an array schema: too many items, a repeated one, or a broken one. */
+function brokenArrays(
+  schema: Json,
+  brokenItem: (items: Json) => fc.Arbitrary<Broken> | undefined = brokenValue,
+): fc.Arbitrary<Broken<unknown[]>>[] {
+  const items = schema.items as Json;
+  const valid = validValue(schema) as fc.Arbitrary<unknown[]>;
+  const choices: fc.Arbitrary<Broken<unknown[]>>[] = [];
+  const broken = brokenItem(items);
+  if (broken) {
+    choices.push(
+      fc.tuple(valid, broken, fc.nat()).map(([value, { rule, value: item }, at]) => {
+        const changed = [...value];
+        changed.splice(at % (value.length + 1), 0, item);
+        return { rule: `an item: ${rule}`, value: changed };
+      }),
+    );
+  }
+  const minItems = (schema.minItems as number | undefined) ?? 0;
+  const maxItems = schema.maxItems as number | undefined;
+  if (minItems > 0) choices.push(fc.constant({ rule: 'fewer than minItems', value: [] }));
+  if (maxItems !== undefined) {
+    choices.push(
+      fc
+        .array(validValue(items), { minLength: maxItems + 1, maxLength: maxItems + 3 })
+        .map((value) => ({ rule: 'more than maxItems', value })),
+    );
+  }
+  if (schema.uniqueItems === true) {
+    choices.push(
+      fc
+        .tuple(valid.filter((value) => value.length > 0), fc.nat())
+        .map(([value, at]) => ({ rule: 'a repeated item', value: [...value, value[at % value.length]] })),
+    );
+  }
+  return choices;
+}
+
+/**
+ * Values of an array query parameter (`style: form, explode: true`, one field per item) that break one of
+ * its rules; there an empty array is no parameter at all, so fewer than minItems cannot be sent.
+ */
+export function brokenTextArray(schema: Json): fc.Arbitrary<Broken<string[]>> {
+  checkUnderstood(schema);
+  return fc
+    .oneof(...brokenArrays(schema, brokenText))
+    .filter(({ value }) => value.length > 0)
+    .map(({ rule, value }) => ({ rule, value: value.map(String) }));
 }
 
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
