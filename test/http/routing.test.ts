@@ -128,7 +128,7 @@ describe('the contract and probes', () => {
     expect(await yaml.text()).toMatch(/^openapi: 3\.0\.3/);
     const json = await fetch(`${t.server.baseUrl}/v1/openapi.json`);
     expect(json.status).toBe(200);
-    expect(((await json.json()) as { info: { version: string } }).info.version).toBe('1.3.0');
+    expect(((await json.json()) as { info: { version: string } }).info.version).toBe(VERSION);
   });
 
   it('answers /healthz and /readyz without a key', async () => {

@@ -273,8 +273,10 @@ describe('the breaking-change guard', () => {
   it('guards v2 against its own release: a break from 2.0.0 without a new major version fails', () => {
     const command = (...args: string[]) =>
       spawnSync(process.execPath, [join(root, 'scripts/check-breaking.mjs'), ...args], { encoding: 'utf8' });
-    expect(command().stdout).toContain('openapi.v2.yaml: no 2.x release yet, so nothing to guard.');
-    const v2 = join(root, 'openapi.v2.yaml');
+    // Each contract against the newest release of its own major version.
+    expect(command().stdout).toMatch(/No breaking change from 1\.\d+\.\d+ → 1\.\d+\.\d+\./);
+    expect(command().stdout).toMatch(/No breaking change from 2\.0\.0 → 2\.\d+\.\d+\./);
+    const v2 = join(root, 'scripts/released/openapi-v2.0.0.yaml');
     const folder = mkdtempSync(join(tmpdir(), 'store-orders-breaking-'));
     try {
       const broken = join(folder, 'openapi.v2.yaml');
