@@ -1,6 +1,6 @@
 // Wires the telemetry into an app: request metrics by operation and status, timed store calls, the calls
 // to deprecated operations per account, and GET /metrics on the app or on a listener of its own.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance } from 'fastify';
 import type { MetricsConfig } from '../config.js';
 import { readOnlyRoute } from '../http/methods.js';
 import { deprecationPolicies } from '../contract/deprecation.js';
@@ -47,22 +47,24 @@ export function instrument(app: FastifyInstance, metrics: Metrics, options: Tele
     app.log.error({ err: error }, 'could not write the deprecated calls; kept for the next flush'),
   );
 
-  // The series of each version's operation and status, found without building its labels on every request.
-  const requestSeries = new Map<string, Map<number, HistogramSeries>>();
-  const seriesOf = (api: string, operation: string, status: number) => {
-    const key = `${api} ${operation}`;
-    let byStatus = requestSeries.get(key);
-    if (byStatus === undefined) requestSeries.set(key, (byStatus = new Map<number, HistogramSeries>()));
+  // The series of each route and status, found without building its labels on every request: a route's
+  // config is one object for the route's life.
+  const requestSeries = new WeakMap<object, Map<number, HistogramSeries>>();
+  const seriesOf = (config: FastifyContextConfig, status: number) => {
+    let byStatus = requestSeries.get(config);
+    if (byStatus === undefined) requestSeries.set(config, (byStatus = new Map<number, HistogramSeries>()));
     let series = byStatus.get(status);
     if (series === undefined) {
+      const { operationId: operation = NO_OPERATION, apiVersion: api = NO_OPERATION } = config;
       series = metrics.requestDuration.series({ api, operation, status: String(status) });
       byStatus.set(status, series);
     }
     return series;
   };
   app.addHook('onResponse', (request, reply, done) => {
-    const { operationId: operation = NO_OPERATION, apiVersion: api = NO_OPERATION } = request.routeOptions.config;
-    seriesOf(api, operation, reply.statusCode).observe(reply.elapsedTime / 1000);
+    const { config } = request.routeOptions;
+    seriesOf(config, reply.statusCode).observe(reply.elapsedTime / 1000);
+    const operation = config.operationId ?? NO_OPERATION;
     if (deprecated.has(operation)) {
       metrics.deprecatedCalls.inc({ operation });
       // Only a valid key names an account; a call without one is in the counter alone.
