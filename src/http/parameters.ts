@@ -28,8 +28,10 @@ export function invalidIntegerParameter(
           `${parameter.name}: must be a whole number from ${min} to ${max} in decimal digits (leading zeros allowed)`,
         );
       }
+      continue;
     }
-    const value = parameter.in === 'query' ? rawQuery[parameter.name] : undefined;
+    if (parameter.in !== 'query') continue;
+    const value = rawQuery[parameter.name];
     // Absent, or repeated: the validator says what is wrong with those.
     if (typeof value !== 'string') continue;
     if (!/^-?[0-9]+$/.test(value)) {
