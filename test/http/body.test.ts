@@ -95,7 +95,9 @@ describe('Expect: 100-continue (RFC 9110 §10.1.1)', () => {
   it.skipIf(ON_POSTGRES)('answers a key over its quota with 429, never 100 Continue, and closes', async () => {
     await t.server.close();
     const rateLimits = { requestsPerKey: 1, authFailuresPerAddress: 0, windowSeconds: 60 };
-    t.server = await startServer({ rateLimits });
+    // A clock that stands still, so that both requests fall in one window.
+    const now = () => new Date('2026-11-23T10:00:00.000Z');
+    t.server = await startServer({ rateLimits, now });
     t.key = (await createKey(t.server.store)).key;
     const first = await expectContinue(withKey({ ...json, Connection: 'close' }));
     expect(first.map((answer) => answer.status)).toEqual([100, 202]);

@@ -24,7 +24,10 @@ const list = (authorization?: string) =>
     headers: authorization === undefined ? {} : { Authorization: authorization },
   });
 
-/** A clock the test moves; the window of 60 s starts at a whole minute. */
+/**
+ * A clock the test moves; the window of 60 s starts at a whole minute. A test whose requests must share a
+ * window uses it too, since a real window may end between two of them.
+ */
 function movableClock() {
   const clock = { ms: Date.parse('2026-11-23T10:00:00.000Z') };
   return { clock, now: () => new Date(clock.ms) };
@@ -94,6 +97,7 @@ describe('the per-key quota', () => {
   it('applies to every operation, writes included', async () => {
     server = await startServer({
       rateLimits: { requestsPerKey: 1, authFailuresPerAddress: 0, windowSeconds: 60 },
+      now: movableClock().now,
     });
     const { key } = await createKey(server.store);
     const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
@@ -144,6 +148,7 @@ describe('the failed-authentication quota of an address', () => {
   it('refuses every request from the address with 429 once its failures are used up, even with a valid key', async () => {
     server = await startServer({
       rateLimits: { requestsPerKey: 0, authFailuresPerAddress: 3, windowSeconds: 60 },
+      now: movableClock().now,
     });
     const { key } = await createKey(server.store);
     const failures = [await list(), await list('Bearer sok_nope'), await list(`Bearer ${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}`)];
@@ -161,6 +166,7 @@ describe('the failed-authentication quota of an address', () => {
   it('refuses an address over its quota before its key is looked up, so the answer cannot tell a real key', async () => {
     server = await startServer({
       rateLimits: { requestsPerKey: 0, authFailuresPerAddress: 1, windowSeconds: 60 },
+      now: movableClock().now,
     });
     const lookups = vi.spyOn(server.store.keys, 'findActiveKey');
     const { key } = await createKey(server.store);
@@ -182,6 +188,7 @@ describe('the failed-authentication quota of an address', () => {
   it('does not count successful authentications', async () => {
     server = await startServer({
       rateLimits: { requestsPerKey: 0, authFailuresPerAddress: 1, windowSeconds: 60 },
+      now: movableClock().now,
     });
     const { key } = await createKey(server.store);
     for (let i = 0; i < 5; i++) expect((await list(`Bearer ${key}`)).status).toBe(200);
