@@ -41,6 +41,7 @@ const ENTRIES = {
   workers: `${root}dist/main.js`,
   naive: `${root}bench/servers/naive.mjs`,
   fastifyRoute: `${root}bench/servers/fastifyRoute.mjs`,
+  featuredRoute: `${root}bench/servers/featuredRoute.mjs`,
   limit: `${root}bench/servers/limit.mjs`,
   naivePages: `${root}bench/servers/naivePages.mjs`,
   pgRoute: `${root}bench/servers/pgRoute.mjs`,
@@ -216,7 +217,7 @@ function report(row) {
 async function listScenario(orderCount) {
   const { path, key } = await seeded(orderCount);
   const contenders = await Promise.all(
-    ['project', 'naive', 'fastifyRoute', 'limit'].map((kind) => start(kind, path, key)),
+    ['project', 'naive', 'fastifyRoute', 'featuredRoute', 'limit'].map((kind) => start(kind, path, key)),
   );
   const rps = await compare(contenders, (contender) => load(contender, '/v1/store/orders', key));
   report([
@@ -225,12 +226,15 @@ async function listScenario(orderCount) {
     [
       `naive ${Math.round(rps.naive)}`,
       `Fastify route ${Math.round(rps.fastifyRoute)}`,
+      `featured route ${Math.round(rps.featuredRoute)}`,
       `limit ${Math.round(rps.limit)}`,
     ].join(', '),
     [
       `${ratio(rps.project, rps.fastifyRoute)} Fastify route (≥ 0.9×)`,
       `${ratio(rps.project, rps.limit)} limit (≥ 0.6×)`,
       `${ratio(rps.project, rps.naive)} naive (≥ 4×)`,
+      `${ratio(rps.project, rps.featuredRoute)} featured route`,
+      `featured route itself ${ratio(rps.featuredRoute, rps.fastifyRoute)} Fastify route`,
     ].join(', '),
   ]);
 }

@@ -39,7 +39,7 @@ describe('npm run bench', () => {
       const run = await runBench({ BENCH_SMOKE: '1', BENCH_POSTGRES_URL: TEST_DATABASE_URL ?? '' });
       expect(run.code, run.stderr).toBe(0);
       for (const row of [
-        /^\| listOrders, 100 orders \| \d+ req\/s \| naive \d+, Fastify route \d+, limit \d+ \| [\d.]+× Fastify route /m,
+        /^\| listOrders, 100 orders \| \d+ req\/s \| naive \d+, Fastify route \d+, featured route \d+, limit \d+ \| [\d.]+× Fastify route .*, [\d.]+× featured route, featured route itself [\d.]+× Fastify route \|$/m,
         /^\| cancelOrder \| \d+ req\/s \| bare Fastify \(FULL\) \d+ \| [\d.]+× /m,
         /^\| sendMessage \(project FULL\) \| \d+ req\/s \| bare Fastify \(NORMAL\) \d+ \| [\d.]+× /m,
         /^\| cold start to first 200 \| \d+ ms \| bare Fastify \d+ ms \| [\d.]+× /m,

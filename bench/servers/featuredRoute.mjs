@@ -1,0 +1,136 @@
+// The hand-written Fastify route with, written by hand the cheapest way, every feature the project keeps on
+// for listOrders: what a server with those features can reach without a contract, so the price of the
+// features is told apart from the price of the project's own design. Per request:
+// - an X-Request-Id (the caller's when it is safe to echo, else a new UUID) and `Cache-Control: no-store`;
+// - one pass over the raw header fields: exactly one Host, no transfer coding but chunked, one Authorization;
+// - the address's failed-authentication quota looked at, and counted on a failure;
+// - the key's SHA-256 digest looked up in a cache that is dropped whenever `PRAGMA data_version`, read once
+//   per event-loop turn, says another connection committed (so a revocation counts from the next request);
+// - the key's quota counted, with its RateLimit fields;
+// - the ETag, and 304 to an If-None-Match that names it;
+// - a duration histogram per status, and the connection limiter's count of requests in flight.
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import Database from 'better-sqlite3';
+import Fastify from 'fastify';
+import { bearerToken } from '../../dist/http/auth.js';
+import { openBaselineDatabase, serializedOrderList } from './keyCheck.mjs';
+
+// The project's defaults; the bench sets the key's quota out of reach, as it does the project's.
+const LIMIT = Number(process.env.RATE_LIMIT_REQUESTS ?? 1_000);
+const FAILURES_PER_ADDRESS = Number(process.env.RATE_LIMIT_AUTH_FAILURES ?? 20);
+const WINDOW_MS = 60_000;
+const POLICY = `"per-key";q=${LIMIT};w=${WINDOW_MS / 1000}`;
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+const db = openBaselineDatabase(Database, process.env.DATABASE_URL, 'FULL');
+const body = serializedOrderList(db);
+const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+
+const dataVersion = db.prepare('PRAGMA data_version').pluck();
+const activeKey = db.prepare('SELECT id, digest FROM api_keys WHERE digest = ? AND revoked_at IS NULL');
+let stamp;
+let cachedAt;
+const keys = new Map();
+function findKey(digest) {
+  if (stamp === undefined) {
+    stamp = dataVersion.get();
+    setImmediate(() => {
+      stamp = undefined;
+    });
+  }
+  if (stamp !== cachedAt) {
+    keys.clear();
+    cachedAt = stamp;
+  }
+  const text = digest.toString('base64');
+  let key = keys.get(text);
+  if (key === undefined) {
+    const row = activeKey.get(digest);
+    key = row && timingSafeEqual(row.digest, digest) ? row.id : null;
+    keys.set(text, key);
+  }
+  return key;
+}
+
+let window = -1;
+let perKey = new Map();
+let failures = new Map();
+function countWindow(nowMs) {
+  const current = Math.floor(nowMs / WINDOW_MS);
+  if (current === window) return;
+  window = current;
+  perKey = new Map();
+  failures = new Map();
+}
+
+/** The fields that frame the request or name its caller, in one pass; undefined when one is refused. */
+function authorizationOf(rawHeaders) {
+  let hosts = 0;
+  let authorizations = 0;
+  let authorization;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i].toLowerCase();
+    if (name === 'host') hosts++;
+    else if (name === 'authorization') {
+      authorizations++;
+      authorization = rawHeaders[i + 1];
+    } else if (name === 'transfer-encoding' && rawHeaders[i + 1].trim().toLowerCase() !== 'chunked') return undefined;
+  }
+  return hosts === 1 && authorizations === 1 ? authorization : undefined;
+}
+
+const histograms = new Map();
+function observe(status, seconds) {
+  let counts = histograms.get(status);
+  if (counts === undefined) histograms.set(status, (counts = new Array(BUCKETS.length + 1).fill(0)));
+  let bucket = 0;
+  while (bucket < BUCKETS.length && seconds > BUCKETS[bucket]) bucket++;
+  counts[bucket]++;
+}
+
+const app = Fastify({ logger: false });
+
+const inFlight = new Map();
+function answered() {
+  const { socket } = this.req;
+  inFlight.set(socket, inFlight.get(socket) - 1);
+}
+app.server.on('connection', (socket) => socket.once('close', () => inFlight.delete(socket)));
+app.server.on('request', ({ socket }, response) => {
+  inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+  response.on('close', answered);
+});
+
+app.addHook('onResponse', (_request, reply, done) => {
+  observe(reply.statusCode, reply.elapsedTime / 1000);
+  done();
+});
+
+app.get('/v1/store/orders', (request, reply) => {
+  const incomingId = request.headers['x-request-id'];
+  const requestId = typeof incomingId === 'string' && SAFE_REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+  reply.header('x-request-id', requestId).header('cache-control', 'no-store');
+  const nowMs = Date.now();
+  countWindow(nowMs);
+  if ((failures.get(request.ip) ?? 0) >= FAILURES_PER_ADDRESS) return reply.code(429).send();
+  const token = bearerToken(authorizationOf(request.raw.rawHeaders));
+  const keyId = token === undefined ? null : findKey(createHash('sha256').update(token).digest());
+  if (keyId === null) {
+    failures.set(request.ip, (failures.get(request.ip) ?? 0) + 1);
+    return reply.code(401).send();
+  }
+  const used = (perKey.get(keyId) ?? 0) + 1;
+  perKey.set(keyId, used);
+  const resetSeconds = Math.max(1, Math.ceil((WINDOW_MS - (nowMs % WINDOW_MS)) / 1000));
+  reply
+    .header('ratelimit-policy', POLICY)
+    .header('ratelimit', `"per-key";r=${Math.max(0, LIMIT - used)};t=${resetSeconds}`);
+  if (used > LIMIT) return reply.code(429).send();
+  reply.header('etag', etag);
+  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+  return reply.header('content-type', 'application/json; charset=utf-8').send(body);
+});
+
+await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
+console.log('listening');
