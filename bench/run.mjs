@@ -3,7 +3,8 @@
 // rounds and prints medians and ratios. BENCH_SECONDS (default 5) and BENCH_ROUNDS (default 3) tune it;
 // BENCH_ONLY=list,write,cold,big,workers,postgres,pages picks scenarios. BENCH_SMOKE=1 runs every scenario once on small data,
 // one 1-second round at a low request rate, to prove the bench still works at little cost (the test suite
-// runs it); its figures mean nothing.
+// runs it); its figures mean nothing. The list scenario also prints the CPU time per request of each
+// contender (its whole process), as ratios of speed: the baseline's CPU per request over the project's.
 // Any contender that exits, never answers its probe within BENCH_START_TIMEOUT_MS (default 30000), or
 // answers a load run with an error ends the bench at once with exit status 1, its name and its stderr.
 // The postgres scenario runs on BENCH_POSTGRES_URL's server (a database of its own per contender), or else
@@ -197,6 +198,12 @@ async function loadResult(contender, path, key, { headers, ...options } = {}) {
   return result;
 }
 
+/** CPU time the contender's process has used, every thread, in ms (Linux's /proc, in ticks of 10 ms). */
+function cpuMs(contender) {
+  const fields = readFileSync(`/proc/${contender.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Alternates the contenders' load runs over the rounds, then stops them unless `keep`; returns median req/s each. */
 async function compare(contenders, run, { keep = false } = {}) {
   const samples = new Map(contenders.map(({ kind }) => [kind, []]));
@@ -219,7 +226,18 @@ async function listScenario(orderCount) {
   const contenders = await Promise.all(
     ['project', 'naive', 'fastifyRoute', 'featuredRoute', 'limit'].map((kind) => start(kind, path, key)),
   );
-  const rps = await compare(contenders, (contender) => load(contender, '/v1/store/orders', key));
+  // Besides req/s, the CPU each request costs: the load generator shares the machine's cores, so the
+  // fastest contenders' req/s is partly its own limit, which CPU time per request is not.
+  const cpu = new Map(contenders.map(({ kind }) => [kind, []]));
+  const rps = await compare(contenders, async (contender) => {
+    const before = cpuMs(contender);
+    const result = await loadResult(contender, '/v1/store/orders', key);
+    cpu.get(contender.kind).push(((cpuMs(contender) - before) * 1000) / result.requests.total);
+    return result.requests.average;
+  });
+  const cpuUs = Object.fromEntries([...cpu].map(([kind, values]) => [kind, Math.round(median(values))]));
+  // A smoke run's few requests can cost less than one tick of the CPU clock.
+  const faster = (baseline, contender) => (cpuUs[contender] > 0 ? ratio(cpuUs[baseline], cpuUs[contender]) : '— (under a tick)');
   report([
     `listOrders, ${orderCount.toLocaleString('en')} orders`,
     `${Math.round(rps.project)} req/s`,
@@ -235,6 +253,21 @@ async function listScenario(orderCount) {
       `${ratio(rps.project, rps.naive)} naive (≥ 4×)`,
       `${ratio(rps.project, rps.featuredRoute)} featured route`,
       `featured route itself ${ratio(rps.featuredRoute, rps.fastifyRoute)} Fastify route`,
+    ].join(', '),
+  ]);
+  report([
+    `listOrders, ${orderCount.toLocaleString('en')} orders, CPU per request`,
+    `${cpuUs.project} µs`,
+    [
+      `naive ${cpuUs.naive}`,
+      `Fastify route ${cpuUs.fastifyRoute}`,
+      `featured route ${cpuUs.featuredRoute}`,
+      `limit ${cpuUs.limit}`,
+    ].join(', '),
+    [
+      `${faster('fastifyRoute', 'project')} Fastify route`,
+      `${faster('featuredRoute', 'project')} featured route`,
+      `featured route itself ${faster('fastifyRoute', 'featuredRoute')} Fastify route`,
     ].join(', '),
   ]);
 }

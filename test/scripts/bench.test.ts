@@ -40,6 +40,7 @@ describe('npm run bench', () => {
       expect(run.code, run.stderr).toBe(0);
       for (const row of [
         /^\| listOrders, 100 orders \| \d+ req\/s \| naive \d+, Fastify route \d+, featured route \d+, limit \d+ \| [\d.]+× Fastify route .*, [\d.]+× featured route, featured route itself [\d.]+× Fastify route \|$/m,
+        /^\| listOrders, 100 orders, CPU per request \| \d+ µs \| naive \d+, Fastify route \d+, featured route \d+, limit \d+ \| (?:[\d.]+×|— \(under a tick\)) Fastify route, (?:[\d.]+×|— \(under a tick\)) featured route, featured route itself (?:[\d.]+×|— \(under a tick\)) Fastify route \|$/m,
         /^\| cancelOrder \| \d+ req\/s \| bare Fastify \(FULL\) \d+ \| [\d.]+× /m,
         /^\| sendMessage \(project FULL\) \| \d+ req\/s \| bare Fastify \(NORMAL\) \d+ \| [\d.]+× /m,
         /^\| cold start to first 200 \| \d+ ms \| bare Fastify \d+ ms \| [\d.]+× /m,
