@@ -3,16 +3,14 @@
 // with the project on copies of one file, what the project answers.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { setTimeout } from 'node:timers/promises';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertHonoursContract } from '../support/contract.js';
 import { validatingFetch } from '../support/http.js';
-import { spawnServer, type ServerProcess } from '../support/processes.js';
+import { freePort, spawnServer, type ServerProcess } from '../support/processes.js';
 import { exchange } from '../support/rawSocket.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,15 +28,6 @@ interface Seed {
 let seed: Seed;
 let project: ServerProcess;
 let featured: { baseUrl: string; child: ChildProcess };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function startFeatured(path: string): Promise<{ baseUrl: string; child: ChildProcess }> {
   const port = await freePort();
