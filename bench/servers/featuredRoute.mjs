@@ -22,6 +22,8 @@ const WINDOW_MS = 60_000;
 const POLICY = `"per-key";q=${LIMIT};w=${WINDOW_MS / 1000}`;
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+// Bounded, as the project's key cache and quota tables are: made-up keys or addresses must not grow memory.
+const MAX_TRACKED = 10_000;
 
 const db = openBaselineDatabase(Database, process.env.DATABASE_URL, 'FULL');
 const body = serializedOrderList(db);
@@ -48,6 +50,7 @@ function findKey(digest) {
   if (key === undefined) {
     const row = activeKey.get(digest);
     key = row && timingSafeEqual(row.digest, digest) ? row.id : null;
+    if (keys.size >= MAX_TRACKED) keys.clear();
     keys.set(text, key);
   }
   return key;
@@ -117,7 +120,8 @@ app.get('/v1/store/orders', (request, reply) => {
   const token = bearerToken(authorizationOf(request.raw.rawHeaders));
   const keyId = token === undefined ? null : findKey(createHash('sha256').update(token).digest());
   if (keyId === null) {
-    failures.set(request.ip, (failures.get(request.ip) ?? 0) + 1);
+    const failed = (failures.get(request.ip) ?? 0) + 1;
+    if (failed > 1 || failures.size < MAX_TRACKED) failures.set(request.ip, failed);
     return reply.code(401).send();
   }
   const used = (perKey.get(keyId) ?? 0) + 1;
