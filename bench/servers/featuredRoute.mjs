@@ -9,10 +9,13 @@
 // - the key's quota counted, with its RateLimit fields;
 // - the ETag, and 304 to an If-None-Match that names it;
 // - a duration histogram per status, and the connection limiter's count of requests in flight.
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 import { bearerToken } from '../../dist/http/auth.js';
+import { entityTag, matchesIfNoneMatch } from '../../dist/http/conditional.js';
+import { requestIdFor } from '../../dist/http/requestId.js';
+import { keyDigest } from '../../dist/keys.js';
 import { openBaselineDatabase, serializedOrderList } from './keyCheck.mjs';
 
 // The project's defaults; the bench sets the key's quota out of reach, as it does the project's.
@@ -20,14 +23,13 @@ const LIMIT = Number(process.env.RATE_LIMIT_REQUESTS ?? 1_000);
 const FAILURES_PER_ADDRESS = Number(process.env.RATE_LIMIT_AUTH_FAILURES ?? 20);
 const WINDOW_MS = 60_000;
 const POLICY = `"per-key";q=${LIMIT};w=${WINDOW_MS / 1000}`;
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 // Bounded, as the project's key cache and quota tables are: made-up keys or addresses must not grow memory.
 const MAX_TRACKED = 10_000;
 
 const db = openBaselineDatabase(Database, process.env.DATABASE_URL, 'FULL');
 const body = serializedOrderList(db);
-const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+const etag = entityTag(body);
 
 const dataVersion = db.prepare('PRAGMA data_version').pluck();
 const activeKey = db.prepare('SELECT id, digest FROM api_keys WHERE digest = ? AND revoked_at IS NULL');
@@ -111,14 +113,12 @@ app.addHook('onResponse', (_request, reply, done) => {
 });
 
 app.get('/v1/store/orders', (request, reply) => {
-  const incomingId = request.headers['x-request-id'];
-  const requestId = typeof incomingId === 'string' && SAFE_REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
-  reply.header('x-request-id', requestId).header('cache-control', 'no-store');
+  reply.header('x-request-id', requestIdFor(request.headers['x-request-id'])).header('cache-control', 'no-store');
   const nowMs = Date.now();
   countWindow(nowMs);
   if ((failures.get(request.ip) ?? 0) >= FAILURES_PER_ADDRESS) return reply.code(429).send();
   const token = bearerToken(authorizationOf(request.raw.rawHeaders));
-  const keyId = token === undefined ? null : findKey(createHash('sha256').update(token).digest());
+  const keyId = token === undefined ? null : findKey(keyDigest(token));
   if (keyId === null) {
     const failed = (failures.get(request.ip) ?? 0) + 1;
     if (failed > 1 || failures.size < MAX_TRACKED) failures.set(request.ip, failed);
@@ -132,7 +132,7 @@ app.get('/v1/store/orders', (request, reply) => {
     .header('ratelimit', `"per-key";r=${Math.max(0, LIMIT - used)};t=${resetSeconds}`);
   if (used > LIMIT) return reply.code(429).send();
   reply.header('etag', etag);
-  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+  if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
   return reply.header('content-type', 'application/json; charset=utf-8').send(body);
 });
 
