@@ -20,18 +20,24 @@ const PURGE_EVERY_MS = 60_000;
 
 export class Messages {
   readonly #pool: Pool;
+  readonly #writeBudgetMs: number | null;
   readonly #keysInFlight = new KeysInFlight();
   #lastPurge = 0;
 
-  constructor(pool: Pool) {
+  /** `writeBudgetMs`: how long a write may take in PostgreSQL before it gives up, writing nothing. */
+  constructor(pool: Pool, writeBudgetMs: number | null) {
     this.#pool = pool;
+    this.#writeBudgetMs = writeBudgetMs;
   }
 
   async enqueue({ id, accountId, message, createdAt }: NewMessage): Promise<Message> {
-    await this.#pool.query(
-      `INSERT INTO messages (id, account_id, body, status, created_at) VALUES ($1, $2, $3, 'queued', $4)`,
-      [id, accountId, utf8(message), createdAt],
-    );
+    await this.#pool.query(`SELECT enqueue_message($1, $2, $3, $4, $5)`, [
+      accountId,
+      id,
+      utf8(message),
+      createdAt,
+      this.#writeBudgetMs,
+    ]);
     return { id, message, status: 'queued', createdAt };
   }
 
@@ -63,11 +69,11 @@ export class Messages {
   async #enqueueOnce(message: NewMessage, key: string, fingerprint: Buffer): Promise<IdempotentOutcome> {
     const { id, accountId, createdAt } = message;
     const oldestKept = new Date(Date.parse(createdAt) - IDEMPOTENCY_KEY_TTL_MS).toISOString();
-    await this.#purgeExpiredKeys(createdAt, oldestKept);
+    this.#purgeExpiredKeys(createdAt, oldestKept);
     const queued: Message = { id, message: message.message, status: 'queued', createdAt };
     const { rows } = await this.#pool.query<{ outcome: IdempotentOutcome['outcome']; status: number; body: string }>(
-      `SELECT outcome, status, body FROM enqueue_message_once($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [accountId, key, fingerprint, oldestKept, id, utf8(message.message), createdAt, JSON.stringify(queued)],
+      `SELECT outcome, status, body FROM enqueue_message_once($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [accountId, key, fingerprint, oldestKept, id, utf8(message.message), createdAt, JSON.stringify(queued), this.#writeBudgetMs],
     );
     const answer = rows[0];
     if (answer?.outcome === 'queued') return { outcome: 'queued', message: queued };
@@ -75,10 +81,15 @@ export class Messages {
     return { outcome: 'key_reused' };
   }
 
-  async #purgeExpiredKeys(now: string, oldestKept: string): Promise<void> {
+  /**
+   * Housekeeping beside the request, not part of it: the request's answer never waits for it, so a purge
+   * that fails or is slow cannot turn into a 503 for a message that was written, or the other way round.
+   * A failed purge is tried again at the next cadence.
+   */
+  #purgeExpiredKeys(now: string, oldestKept: string): void {
     const nowMs = Date.parse(now);
     if (nowMs - this.#lastPurge < PURGE_EVERY_MS) return;
     this.#lastPurge = nowMs;
-    await this.#pool.query(`DELETE FROM idempotency_keys WHERE created_at < $1`, [oldestKept]);
+    this.#pool.query(`DELETE FROM idempotency_keys WHERE created_at < $1`, [oldestKept]).catch(() => undefined);
   }
 }

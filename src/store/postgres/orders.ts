@@ -45,12 +45,18 @@ export interface OrderListOptions {
   streamOrdersAbove: number;
 }
 
+interface OrdersOptions extends OrderListOptions {
+  /** How long a move may take in PostgreSQL before it gives up, writing nothing (null: no limit). */
+  writeBudgetMs: number | null;
+}
+
 export class Orders {
   readonly #pool: Pool;
   readonly #readers: OrderListReaders;
   readonly #now: () => string;
   readonly #streamOrdersAbove: number;
   readonly #databaseId: string;
+  readonly #writeBudgetMs: number | null;
   #list: { changes: string; list: OrderList } | undefined;
 
   constructor(
@@ -58,8 +64,9 @@ export class Orders {
     readers: OrderListReaders,
     now: () => string,
     databaseId: string,
-    { streamOrdersAbove }: OrderListOptions,
+    { streamOrdersAbove, writeBudgetMs }: OrdersOptions,
   ) {
+    this.#writeBudgetMs = writeBudgetMs;
     this.#pool = pool;
     this.#readers = readers;
     this.#now = now;
@@ -186,8 +193,8 @@ export class Orders {
   /** The status the order had once locked (null: no such order); moved to `to` if it was `from`. */
   async #move(orderId: number, from: OrderStatus, to: OrderStatus): Promise<OrderStatus | null> {
     const { rows } = await this.#pool.query<{ found: OrderStatus | null }>(
-      `SELECT move_order($1, $2, $3, $4) AS found`,
-      [orderId, from, to, this.#now()],
+      `SELECT move_order($1, $2, $3, $4, $5) AS found`,
+      [orderId, from, to, this.#now(), this.#writeBudgetMs],
     );
     return rows[0]?.found ?? null;
   }

@@ -51,6 +51,18 @@ const TYPES = {
 /** Probes start after this long at rest, so that a connection whose host is gone is noticed by the system. */
 const KEEP_ALIVE_AFTER_MS = 10_000;
 
+/** How often a backend running a statement checks that its client is still there. */
+const CLIENT_CHECK_MS = 1_000;
+
+/**
+ * How long a write may take in PostgreSQL before it gives up with nothing written (migration 5): a quarter
+ * below the client-side bound, which leaves that quarter for the commit and the answer to come back, so
+ * that the server never answers 503 for a write the database goes on to commit. None without a bound.
+ */
+export function writeBudgetMs(queryTimeoutMs: number | undefined): number | null {
+  return queryTimeoutMs === undefined ? null : Math.floor((queryTimeoutMs * 3) / 4);
+}
+
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
   const { queryTimeoutMs } = options;
   const config: pg.PoolConfig = {
@@ -73,6 +85,12 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   // An idle connection that the server drops (a restart, a kill) is an event, not a crash: the pool lets it
   // go and opens a new one when asked.
   pool.on('error', () => {});
+  // A backend whose client has gone (a request that timed out) stops waiting for its locks rather than
+  // hold them. Set per session, as a statement's own setting takes effect only from the next one; behind
+  // PgBouncer it lands on whichever server connection runs it, which is harmless.
+  pool.on('connect', (client) => {
+    client.query(`SET client_connection_check_interval = ${CLIENT_CHECK_MS}`).catch(() => undefined);
+  });
   try {
     await migrateOnce(config);
     const { rows } = await pool.query<{ database_id: string; read_only: string; version: string }>(
@@ -85,6 +103,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     const now = options.now ?? (() => new Date());
     return new PostgresStore(pool, readers, {
       now: () => now().toISOString(),
+      writeBudgetMs: writeBudgetMs(queryTimeoutMs),
       databaseId: identity.database_id,
       streamOrdersAbove: options.streamOrdersAbove ?? 10_000,
       settings: {
@@ -130,15 +149,16 @@ export class PostgresStore implements AdminStore {
   constructor(
     pool: pg.Pool,
     readers: OrderListReaders,
-    { now, databaseId, streamOrdersAbove, settings }: {
+    { now, writeBudgetMs, databaseId, streamOrdersAbove, settings }: {
       now: () => string;
+      writeBudgetMs: number | null;
       databaseId: string;
       streamOrdersAbove: number;
       settings: Settings;
     },
   ) {
-    const orders = new Orders(pool, readers, now, databaseId, { streamOrdersAbove });
-    const messages = new Messages(pool);
+    const orders = new Orders(pool, readers, now, databaseId, { streamOrdersAbove, writeBudgetMs });
+    const messages = new Messages(pool, writeBudgetMs);
     const accounts = new Accounts(pool, now);
     this.#pool = pool;
     this.#readers = readers;
