@@ -41,10 +41,19 @@ function safeFileUrlToPath(raw: string): string {
   }
 }
 
-/** How a database is named to people: a PostgreSQL URL without its password. */
+/**
+ * The query options of a PostgreSQL URL that carry a secret. node-postgres reads `password` from the query
+ * too (and prefers it to the one in the userinfo), and `sslpassword` unlocks the client's TLS key.
+ */
+const SECRET_OPTIONS = new Set(['password', 'sslpassword']);
+
+/** How a database is named to people: a PostgreSQL URL without any password it carries. */
 export function describeDatabase(database: DatabaseLocation): string {
   if (database.kind === 'sqlite') return database.path;
   const url = new URL(database.url);
   if (url.password !== '') url.password = '***';
+  for (const name of new Set(url.searchParams.keys())) {
+    if (SECRET_OPTIONS.has(name.toLowerCase())) url.searchParams.set(name, '***');
+  }
   return url.toString();
 }
