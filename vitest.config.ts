@@ -31,6 +31,7 @@ const notThroughPrism = [
   'test/contract/deprecation.test.ts',
   'test/contract/errorCodes.test.ts',
   'test/contract/parsedContract.test.ts',
+  'test/contract/servers.test.ts',
   'test/contract/generatedRequests.test.ts',
   'test/contract/instants.test.ts',
   'test/contract/types.test.ts',

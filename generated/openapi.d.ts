@@ -74,6 +74,9 @@ export interface paths {
          *     not yet delivered.
          *
          *     This is the quickstart call and is in beta: its response may gain fields.
+         *     Its servers are the document's, in the same order, so a tool that sends
+         *     each operation to its own first server sends this one where it sends the
+         *     others; the quickstart address of the specification is listed last.
          */
         post: operations["sendMessage"];
         delete?: never;
