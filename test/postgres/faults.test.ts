@@ -3,11 +3,13 @@
 // too long, and a server killed mid-write. Every answer is a success or a 503 with Retry-After (never a
 // 500), in bounded time, /readyz tells the truth meanwhile, the server recovers by itself, and no
 // acknowledged write is lost.
+import { request } from 'node:http';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../../src/config.js';
 import { openStore } from '../../src/store/open.js';
 import { ListStalledError } from '../../src/store/postgres/orderStream.js';
+import { StoreUnavailableError } from '../../src/store/unavailable.js';
 import { contractViolations } from '../support/contract.js';
 import { TEST_DATABASE_URL } from '../support/postgres.js';
 import { type Cluster, startCluster } from '../support/postgresCluster.js';
@@ -288,6 +290,71 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL faults', () => {
       await cluster.resume();
       await store.close();
     }
+  }, 90_000);
+
+  /** `count` pending orders, written by PostgreSQL itself. */
+  async function fill(count: number): Promise<void> {
+    const filler = new pg.Client({ connectionString: cluster.url });
+    await filler.connect();
+    await filler.query(
+      `INSERT INTO orders (pet_id, quantity, complete, status, created_at, updated_at)
+       SELECT n, 1, false, 'pending', $2, $2 FROM generate_series(1, $1::integer) n`,
+      [count, new Date().toISOString()],
+    );
+    await filler.end();
+  }
+
+  it('a long list whose connection cannot be had fails with the store\'s own error (a 503), not the driver\'s', async () => {
+    await fill(200);
+    const store = await openStore({ kind: 'postgres', url: cluster.url }, { streamOrdersAbove: 100 });
+    try {
+      const list = await store.orders.listOrders();
+      if (!('rows' in list)) throw new Error('the list was not streamed');
+      await cluster.stop('fast');
+      const rows = list.rows();
+      if (!rows) throw new Error('no reader free');
+      const failure = await (async () => {
+        try {
+          for await (const batch of rows) void batch;
+          return undefined;
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(failure).toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+
+  it('a PostgreSQL restart in the middle of a long list being sent cuts that answer, and the server lives on', async () => {
+    await fill(20_000);
+    server = await spawnServer({ DATABASE_URL: cluster.url, LOG_LEVEL: 'warn' });
+    const { port } = new URL(server.baseUrl);
+    // A client that takes the first bytes, lets PostgreSQL be stopped mid-list, then reads on.
+    const outcome = await new Promise<{ status: number; complete: boolean }>((resolve, reject) => {
+      const call = request(
+        { host: '127.0.0.1', port, path: '/v1/store/orders', headers: { Authorization: `Bearer ${key}` } },
+        (response) => {
+          response.once('data', () => {
+            response.pause();
+            void cluster.stop('fast').then(() => response.resume(), reject);
+          });
+          response.on('data', () => {});
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, complete: response.complete }));
+          response.on('error', () => resolve({ status: response.statusCode ?? 0, complete: false }));
+        },
+      );
+      call.on('error', reject);
+      call.end();
+    });
+    expect(outcome).toEqual({ status: 200, complete: false });
+    await cluster.start();
+    await until(async () => (await readiness(server as ServerProcess)) === 200, 30_000, '/readyz is 200');
+    const whole = await fetch(`${server.baseUrl}/v1/store/orders`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(whole.status).toBe(200);
+    expect(((await whole.json()) as unknown[]).length).toBe(20_000);
+    expect(server.child.exitCode).toBeNull();
   }, 90_000);
 
   it('a full pool and a lock held too long answer 503 with Retry-After, then serve again', async () => {

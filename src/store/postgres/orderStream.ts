@@ -5,6 +5,7 @@ import { type Readable, Transform } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
+import { storeErrorFor } from './errors.js';
 
 // CSV with a delimiter and a quote that never occur in the text: text format would double every backslash
 // of the JSON. A field the store has no value for is left out, as SQLite's stream leaves it out.
@@ -55,19 +56,28 @@ export class OrderListReaders {
       release(error);
     };
     batches.on('close', () => finish(batches.readableEnded ? undefined : new Error('list abandoned')));
+    // A failure ends the list as the store's own error: before the answer's first bytes it is a 503, as
+    // any other call's would be, never a driver's error that the HTTP layer must call a bug.
+    const fail = (error: unknown) => batches.destroy(storeErrorFor(error) as Error);
     this.#pool.connect().then(
       (client) => {
         // A list given up half-way leaves the connection in the middle of a COPY: it is closed, not reused.
         if (released) return client.release(new Error('list abandoned'));
-        release = (error) => client.release(error);
+        // The pool listens to a client's errors only while it is idle; a connection that PostgreSQL ends
+        // mid-list (a restart) would otherwise take the process down.
+        client.on('error', fail);
+        release = (error) => {
+          client.off('error', fail);
+          client.release(error);
+        };
         const copy = client.query(copyTo(ORDERS_AS_JSON));
-        copy.on('error', (error) => batches.destroy(error));
+        copy.on('error', fail);
         if (this.#stallMs !== undefined) watchForStall(copy, batches, this.#stallMs);
         copy.pipe(batches);
       },
-      (error: Error) => {
+      (error: unknown) => {
         finish();
-        batches.destroy(error);
+        fail(error);
       },
     );
     return batches;

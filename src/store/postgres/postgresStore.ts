@@ -51,9 +51,6 @@ const TYPES = {
 /** Probes start after this long at rest, so that a connection whose host is gone is noticed by the system. */
 const KEEP_ALIVE_AFTER_MS = 10_000;
 
-/** How often a backend running a statement checks that its client is still there. */
-const CLIENT_CHECK_MS = 1_000;
-
 /**
  * How long a write may take in PostgreSQL before it gives up with nothing written (migration 5): a quarter
  * below the client-side bound, which leaves that quarter for the commit and the answer to come back, so
@@ -85,12 +82,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   // An idle connection that the server drops (a restart, a kill) is an event, not a crash: the pool lets it
   // go and opens a new one when asked.
   pool.on('error', () => {});
-  // A backend whose client has gone (a request that timed out) stops waiting for its locks rather than
-  // hold them. Set per session, as a statement's own setting takes effect only from the next one; behind
-  // PgBouncer it lands on whichever server connection runs it, which is harmless.
-  pool.on('connect', (client) => {
-    client.query(`SET client_connection_check_interval = ${CLIENT_CHECK_MS}`).catch(() => undefined);
-  });
+
   try {
     await migrateOnce(config);
     const { rows } = await pool.query<{ database_id: string; read_only: string; version: string }>(
