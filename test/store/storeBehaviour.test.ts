@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { displayPrefix, generateKey, keyDigest } from '../../src/keys.js';
 import Database from 'better-sqlite3';
 import { orderPageSql } from '../../src/store/orderPages.js';
+import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import type { AdminStore, NewMessage, OrderFilter, OrderPageQuery } from '../../src/store/store.js';
 import { STORE_BACKENDS, type ScratchStore } from '../support/storeBackends.js';
 
@@ -65,6 +67,27 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
     await store.close();
     await scratch.drop();
   });
+
+  /** Runs `sql` on the database itself, past the store, as an earlier version or another tool could. */
+  async function onDatabase(sql: string): Promise<void> {
+    const { location } = scratch;
+    if (location.kind === 'sqlite') {
+      const db = new Database(location.path);
+      try {
+        db.exec(sql);
+      } finally {
+        db.close();
+      }
+      return;
+    }
+    const client = new pg.Client({ connectionString: location.url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  }
 
   describe('orders', () => {
     it('lists orders that are not cancelled, by id, leaving out absent fields', async () => {
@@ -194,6 +217,42 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
       ).rejects.toThrow();
       expect((await store.orders.listAllOrders()).map((order) => order.petId)).toEqual([1, 2]);
       expect(await store.orders.importOrders([])).toBe(0);
+    });
+
+    it('moves ship dates an earlier version stored outside years 0000 to 9999 in UTC to the nearest it keeps, and stores no other', async () => {
+      await store.orders.importOrders([{ shipDate: '2026-12-01T00:00:00.000Z' }, {}]);
+      // The database as the version before this migration left it, with the dates its CLI could store.
+      const legacy = `INSERT INTO orders (ship_date, complete, status, created_at, updated_at) VALUES
+        ('+010000-01-01T22:59:00.000Z', false, 'pending', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+        ('-000001-12-31T23:00:00.000Z', false, 'shipped', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');`;
+      await onDatabase(
+        scratch.location.kind === 'sqlite'
+          ? `DROP TRIGGER ship_date_added; DROP TRIGGER ship_date_changed;
+             PRAGMA user_version = ${SQLITE_MIGRATIONS.length - 1}; ${legacy.replace(/false/g, '0')}`
+          : `ALTER TABLE orders DROP CONSTRAINT ship_date_in_range;
+             DELETE FROM schema_migrations WHERE version = ${POSTGRES_MIGRATIONS.length}; ${legacy}`,
+      );
+      const upgraded = await another();
+      const [first, second, late, early] = await upgraded.orders.listAllOrders();
+      expect([first?.shipDate, second?.shipDate, late?.shipDate, early?.shipDate]).toEqual([
+        '2026-12-01T00:00:00.000Z',
+        undefined,
+        '9999-12-31T23:59:59.999Z',
+        '0000-01-01T00:00:00.000Z',
+      ]);
+      expect(late?.updatedAt).not.toBe('2026-01-01T00:00:00.000Z');
+      expect(first?.updatedAt).toBe(first?.createdAt);
+      // Compared as text, each is now on the side of 2026 that it is in time.
+      const page = await upgraded.orders.listOrderPage({
+        filter: { statuses: ['pending', 'shipped'], shipDateFrom: '2026-01-01T00:00:00.000Z' },
+        afterId: 0,
+        limit: 10,
+      });
+      expect(page.orders.map(({ id }) => id)).toEqual([first?.id, late?.id]);
+      for (const shipDate of ['+010000-01-01T00:00:00.000Z', '-000001-12-31T23:59:59.999Z']) {
+        await expect(upgraded.orders.addOrder({ shipDate })).rejects.toThrow();
+      }
+      await expect(onDatabase(`UPDATE orders SET ship_date = '+010000-01-01T00:00:00.000Z'`)).rejects.toThrow();
     });
 
     it('counts orders by status', async () => {
