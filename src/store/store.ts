@@ -138,19 +138,24 @@ export interface OrderPageQuery {
 }
 
 /**
- * A page read from one snapshot, in id order. `hasMore`: an order past the page matched at that moment.
- * `version` is the order list's version at the same moment (see OrderList).
+ * A page read from one snapshot, in id order. It examines at most a bounded number of the orders of its
+ * statuses (and pet) after `afterId` (store/orderPages.ts), so it may hold fewer than `limit` orders, even
+ * none, and still not be the last. `version` is the order list's version at the same moment (see OrderList).
  */
 export interface OrderPage {
   readonly version: string;
   readonly orders: readonly OrderWithStatus[];
-  readonly hasMore: boolean;
+  /**
+   * Where the next page starts (its `afterId`): after the last order of this one when more matched, after
+   * the last order examined when the bound stopped this one. Undefined on the last page.
+   */
+  readonly nextAfterId: number | undefined;
 }
 
 /** Orders as the API sees them. */
 export interface OrderStore {
   listOrders(): Promise<OrderList>;
-  /** Answered from an index, however deep the page: never by reading every order. */
+  /** Answered from an index, however deep the page, examining a bounded number of orders. */
   listOrderPage(query: OrderPageQuery): Promise<OrderPage>;
   /** Settles once the change is committed. Exactly one of any number of concurrent cancels wins. */
   cancelOrder(orderId: number): Promise<CancelOutcome>;

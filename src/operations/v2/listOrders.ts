@@ -25,15 +25,15 @@ export const listOrders: Handler<'listOrders', 'v2'> = async ({ query = {} }, { 
     afterId = position.afterId;
   }
   // The store holds ids as JavaScript numbers: no pet beyond 2^53 - 1 has orders. A ship-date range that
-  // holds no instant matches no order.
+  // holds no instant matches no order: the answer needs no walk through pages that examine them all.
   if ((filter.petId !== undefined && !Number.isSafeInteger(filter.petId)) || holdsNoInstant(filter)) {
     return { status: 200, body: { data: [], hasMore: false } };
   }
   const page = await store.listOrderPage({ filter, afterId, limit: query.limit ?? DEFAULT_LIMIT });
-  const last = page.orders.at(-1);
   const data = [...page.orders];
-  if (!page.hasMore || last === undefined) return { status: 200, body: { data, hasMore: false } };
-  const nextCursor = writeCursor(last.id, filter);
+  if (page.nextAfterId === undefined) return { status: 200, body: { data, hasMore: false } };
+  // After the last order examined, which may be past the last one listed: a page may be short, even empty.
+  const nextCursor = writeCursor(page.nextAfterId, filter);
   return {
     status: 200,
     body: { data, hasMore: true, nextCursor },

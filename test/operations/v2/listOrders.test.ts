@@ -2,6 +2,7 @@
 // Link rel="next", ETags, and a walk that stays exact while other clients write.
 import { describe, expect, it } from 'vitest';
 import type { components } from '../../../generated/openapi.v2.js';
+import { EXAMINED_PER_PAGE } from '../../../src/store/orderPages.js';
 import type { NewOrder } from '../../../src/store/store.js';
 import { apiClientV2, rawRequest } from '../../support/http.js';
 import { useServer } from '../../support/server.js';
@@ -179,6 +180,26 @@ describe('v2 listOrders: ship-date bounds beyond the instants an answer can carr
     ]) {
       expect(await list(query)).toMatchObject({ data: [], hasMore: false });
     }
+  });
+});
+
+describe('v2 listOrders: the work of one page', () => {
+  it(`examines at most ${EXAMINED_PER_PAGE.toLocaleString('en')} orders: a page that finds no match among them is empty, with hasMore and a cursor past them`, async () => {
+    // Only the 7th and the one after twice the bound match complete=true.
+    const count = 2 * EXAMINED_PER_PAGE + 5;
+    const matching = [7, 2 * EXAMINED_PER_PAGE + 3];
+    const ids = await addOrders(count, (i) => ({ petId: 1, quantity: 1, complete: matching.includes(i + 1) }));
+    expect(ids.at(-1)).toBe(count);
+    const first = await list({ complete: true });
+    expect([first.data.map(({ id }) => id), first.hasMore]).toEqual([[7], true]);
+    const second = await list({ complete: true, cursor: first.nextCursor as string });
+    expect([second.data, second.hasMore]).toEqual([[], true]);
+    expect(second.response.headers.get('link')).toContain(`cursor=${second.nextCursor}`);
+    const third = await list({ complete: true, cursor: second.nextCursor as string });
+    expect([third.data.map(({ id }) => id), third.hasMore]).toEqual([[2 * EXAMINED_PER_PAGE + 3], false]);
+    // A walk still lists every match once, and a page whose orders all match is still full.
+    expect((await walk({ complete: true, limit: 1 })).map(({ id }) => id)).toEqual(matching);
+    expect((await list({ complete: false, limit: 1_000 })).data).toHaveLength(1_000);
   });
 });
 
