@@ -21,7 +21,9 @@ describe('bench/pageWork.mjs', () => {
     const code = await new Promise((resolve) => child.on('close', resolve));
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(/^\| Filters \(matching none of 25,000 orders\), limit 1,000 \|/m);
-    const rows = stdout.match(/^\| .+ \| \d+ \(\d+ whole walks\) \| (?:[\d.]+ ms|—) \| [\d.]+ ms \| \d+ ms \| [\d.]+ \/ [\d.]+ \/ [\d.]+ ms \|$/gm);
+    const rows = stdout.match(
+      /^\| .+ \| [\d.]+ \/ [\d.]+ ms \(\d+\) \| (?:[\d.]+ ms|—) \(\d+ pages\) \| \d+ ms \| [\d.]+ \/ [\d.]+ \/ [\d.]+ ms \|$/gm,
+    );
     expect(rows).toHaveLength(4);
   }, 130_000);
 });
