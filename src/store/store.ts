@@ -138,17 +138,13 @@ export interface OrderPageQuery {
 }
 
 /**
- * A page read from one snapshot, in id order. It examines at most a bounded number of the orders of its
- * statuses (and pet) after `afterId` (store/orderPages.ts), so it may hold fewer than `limit` orders, even
- * none, and still not be the last. `version` is the order list's version at the same moment (see OrderList).
+ * A page read from one snapshot, in id order, examining a bounded number of orders (store/orderPages.ts): it
+ * may hold fewer than `limit`, even none, and not be the last. `version` is the list's then (see OrderList).
  */
 export interface OrderPage {
   readonly version: string;
   readonly orders: readonly OrderWithStatus[];
-  /**
-   * Where the next page starts (its `afterId`): after the last order of this one when more matched, after
-   * the last order examined when the bound stopped this one. Undefined on the last page.
-   */
+  /** The next page's `afterId`: this one's last order, or the last it examined; undefined on the last page. */
   readonly nextAfterId: number | undefined;
 }
 
