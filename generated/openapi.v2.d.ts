@@ -22,15 +22,30 @@ export interface paths {
          *     says whether another page follows; when it does, `nextCursor` is the
          *     `cursor` that asks for it, and the `Link` header (RFC 8288) carries the
          *     next page's URL with `rel="next"`: this request's own query parameters,
-         *     as sent, with the next cursor. A cursor is opaque: it names the
-         *     last order of its page and the filters it was made for (a position by
-         *     `id`, never an offset), and it does not expire. It is not signed: it
-         *     names nothing a client could not ask for without it. A cursor that does
-         *     not read as one the server makes is `400 invalid_cursor`; one sent with
-         *     other filters than its page had is `400 cursor_mismatch` (the same
-         *     filters written otherwise, such as statuses in another order or a bound
-         *     in another time zone, are the same filters). `limit` may change from
-         *     page to page.
+         *     as sent, with the next cursor. Keep following it until `hasMore` is
+         *     false: a page holds fewer than `limit` orders, or none at all, whenever
+         *     its filters match few orders, and that is not the end of the list.
+         *
+         *     **The work of one page is bounded.** A page examines at most 10,000
+         *     orders: those of the statuses asked for (and of the pet, when `petId`
+         *     is given) that follow the cursor, in `id` order; `complete` and the
+         *     ship date are checked on each. A page that finds more than `limit`
+         *     matches ends at its `limit`-th; one that examines 10,000 orders without
+         *     finding that many holds those it found, perhaps none, with `hasMore`
+         *     true and a cursor after the last order it examined. `hasMore` is false
+         *     once no order is left to examine. So a page whose filters match no
+         *     order at all still answers at once. (Since 2.1.0; before it, a page
+         *     read on until it had `limit` matches or no order was left.)
+         *
+         *     A cursor is opaque: it names where the next page starts (after the last
+         *     order its page listed or examined) and the filters it was made for (a
+         *     position by `id`, never an offset), and it does not expire. It is not
+         *     signed: it names nothing a client could not ask for without it. A
+         *     cursor that does not read as one the server makes is
+         *     `400 invalid_cursor`; one sent with other filters than its page had is
+         *     `400 cursor_mismatch` (the same filters written otherwise, such as
+         *     statuses in another order or a bound in another time zone, are the same
+         *     filters). `limit` may change from page to page.
          *
          *     **Filters.** Each given filter narrows the list; together they all apply.
          *     - `status`: one or more of `pending`, `shipped` and `cancelled`, as the
@@ -44,7 +59,13 @@ export interface paths {
          *       date-times with a time zone, compared as instants. Ship dates are kept
          *       to the millisecond, so a bound with a finer fraction counts from the
          *       next millisecond, and a leap second (`23:59:60`) from the next minute.
-         *       An order without a `shipDate` matches no bound.
+         *       Ship dates are instants of the years 0000 to 9999 in UTC, the ones
+         *       RFC 3339 can write, and a bound outside them is compared with them as
+         *       an instant too: `9999-12-31T23:00:00-01:00` (in UTC, the year 10000)
+         *       is after every ship date, so from it matches none and before it every
+         *       one. An order without a `shipDate` matches no bound. A range that
+         *       holds no instant (`shipDateFrom` at or after `shipDateBefore`) is
+         *       answered at once with an empty last page.
          *
          *     A query parameter this operation does not define is
          *     `400 invalid_request`, as in `/v1`.
@@ -53,10 +74,11 @@ export interface paths {
          *     resumes after the last `id` it names. So a walk through every page, while
          *     other clients cancel, ship, add and import orders, never returns an
          *     order twice, and never skips an order that existed and matched the
-         *     filters for the whole walk. An order added during the walk, or one that
-         *     comes to match the filters, is listed if the walk has not yet passed its
-         *     `id`; one that stops matching is left out if the walk has not yet
-         *     reached it. Each page is read from one moment of the store.
+         *     filters for the whole walk, however many of its pages are short or
+         *     empty. An order added during the walk, or one that comes to match the
+         *     filters, is listed if the walk has not yet passed its `id`; one that
+         *     stops matching is left out if the walk has not yet reached it. Each page
+         *     is read from one moment of the store.
          *
          *     **Conditional requests.** Each page carries an `ETag`, a digest of the
          *     page's body; sending it back in `If-None-Match` with the same query
@@ -148,7 +170,7 @@ export interface components {
             quantity?: number;
             /**
              * Format: date-time
-             * @description Expected or actual ship date (ISO 8601).
+             * @description Expected or actual ship date (ISO 8601), an instant of the years 0000 to 9999 in UTC, to the millisecond.
              * @example 2026-12-01T09:00:00.000Z
              */
             shipDate?: string;
@@ -167,10 +189,10 @@ export interface components {
         OrderStatus: "pending" | "shipped" | "cancelled";
         /** @description One page of orders, and how to ask for the next. */
         OrderPage: {
-            /** @description The page's orders, in ascending `id` order; at most `limit` of them. */
+            /** @description The page's orders, in ascending `id` order; at most `limit` of them, and possibly fewer, even none, while `hasMore` is true. */
             data: components["schemas"]["Order"][];
             /**
-             * @description Whether another page follows. It may be empty, when the orders after this page stopped matching meanwhile.
+             * @description Whether there is a next page, at `nextCursor`; follow it until this is false. The next page may be short or empty, as this one may be, since a page examines at most 10,000 orders (see listOrders), and the orders after this page may stop matching meanwhile.
              * @example true
              */
             hasMore: boolean;

@@ -1,9 +1,9 @@
 // `orders list`'s filters: API v2's listOrders filters, with the same meaning, written as options.
-import { instantAtOrAfter } from '../contract/instants.js';
+import { instantAtOrAfter, type ShipDateRange, shipDateRange } from '../contract/instants.js';
 import { ORDER_STATUSES, type OrderFilter, type OrderStatus } from '../store/store.js';
 import { parseId } from './args.js';
 import { UsageError } from './io.js';
-import { validOrder } from './orderRows.js';
+import { isDateTime } from './orderRows.js';
 
 export const FILTER_OPTIONS = {
   status: 'string',
@@ -34,13 +34,14 @@ export function parseOrderFilter(values: FilterValues): OrderFilter {
     }
     filter.complete = values.complete === 'true';
   }
+  const bounds: ShipDateRange = {};
   if (values['ship-date-from'] !== undefined) {
-    filter.shipDateFrom = instant(values['ship-date-from'], '--ship-date-from');
+    bounds.shipDateFrom = instant(values['ship-date-from'], '--ship-date-from');
   }
   if (values['ship-date-before'] !== undefined) {
-    filter.shipDateBefore = instant(values['ship-date-before'], '--ship-date-before');
+    bounds.shipDateBefore = instant(values['ship-date-before'], '--ship-date-before');
   }
-  return filter;
+  return { ...filter, ...shipDateRange(bounds) };
 }
 
 function parseStatuses(raw: string): OrderStatus[] {
@@ -52,11 +53,11 @@ function parseStatuses(raw: string): OrderStatus[] {
   return [...new Set(statuses as OrderStatus[])];
 }
 
-/** A date-time as the contract takes a ship date, as a bound in the store's instants (as API v2 reads it). */
+/** A date-time as the contract takes a ship date, as the instant a bound starts at (as API v2 reads it). */
 function instant(raw: string, option: string): string {
   const fail = () => new UsageError(`${option} must be an ISO 8601 date-time with a time zone, like 2026-12-01T09:00:00Z`);
-  validOrder({ shipDate: raw }, option, fail);
-  const bound = instantAtOrAfter(raw);
+  // A bound may lie beyond the ship dates the store keeps (shipDateRange moves it), or be a leap second.
+  const bound = isDateTime(raw) ? instantAtOrAfter(raw) : undefined;
   if (bound === undefined) throw fail();
   return bound;
 }

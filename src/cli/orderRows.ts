@@ -2,6 +2,7 @@
 // own Order schema: less the id the store assigns, plus the status that only the CLI sets.
 import type { ErrorObject } from 'ajv';
 import { INT32 } from '../contract/formats.js';
+import { FIRST_INSTANT, LAST_INSTANT, storedShipDate } from '../contract/instants.js';
 import { type SchemaObject, schemaValidator } from '../contract/schemas.js';
 import { type NewOrder, ORDER_STATUSES } from '../store/store.js';
 import type { CliError } from './io.js';
@@ -25,12 +26,20 @@ export function validOrder(raw: unknown, where: string, fail: (message: string) 
   );
   if (inexact) throw fail(`${where}: ${inexact[0]} must be at most ${Number.MAX_SAFE_INTEGER}`);
   if (order.shipDate !== undefined) {
-    const shipDate = new Date(order.shipDate);
     // A leap second (23:59:60) is a valid date-time that a JavaScript Date cannot hold.
-    if (Number.isNaN(shipDate.getTime())) throw fail(fieldMessage('shipDate', schema, where));
-    order.shipDate = shipDate.toISOString();
+    if (Number.isNaN(Date.parse(order.shipDate))) throw fail(fieldMessage('shipDate', schema, where));
+    const shipDate = storedShipDate(order.shipDate);
+    if (shipDate === undefined) {
+      throw fail(`${where}: shipDate must be from ${FIRST_INSTANT} to ${LAST_INSTANT} in UTC (four-digit years)`);
+    }
+    order.shipDate = shipDate;
   }
   return order;
+}
+
+/** Whether `text` is a date-time as the contract's Order takes a ship date (RFC 3339, with a time zone). */
+export function isDateTime(text: string): boolean {
+  return validateOrder()({ shipDate: text });
 }
 
 function describeError(error: ErrorObject | undefined, schema: SchemaObject, where: string): string {

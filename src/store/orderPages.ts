@@ -1,38 +1,104 @@
 // The SQL of a page of orders (API v2's listOrders), the same for both backends but for how a parameter is
-// written. Each status asked for is one arm, read by id from the index that leads with it (or with the
-// pet, when one is named); the arms are merged by id. So a page reads at most `limit + 1` rows per status,
-// however deep it is, and never sorts more than that.
+// written and how the arms are merged (Dialect). The orders a page examines are those of the statuses (and
+// the pet) asked for, after the page's start, in id order: each status is one arm, read by id from the index
+// that leads with it (or with the pet), and the arms are merged by id as they are read. `complete` and the
+// ship date are checked on each order examined. A page examines at most EXAMINED_PER_PAGE orders: however
+// few match, its work is bounded, and a page cut short by the bound ends where its examination did, for the
+// next page to go on from there.
 import { ORDER_STATUSES, type OrderFilter } from './store.js';
 
 /** Writes `value` as the next parameter of the statement (`?` or `$n`). */
 export type Parameter = (value: unknown) => string;
 
-/** The page query: `limit + 1` orders after `afterId` matching `filter`, in id order, with their status. */
-export function orderPageSql(
-  filter: OrderFilter,
-  afterId: number,
+/** What a backend's SQL differs in: how a parameter is written, and how the arms are merged (see examined()). */
+export interface Dialect {
+  parameter: Parameter;
+  arms: 'plain' | 'limited';
+}
+
+/**
+ * The most orders one page examines. Above the largest `limit` (1,000), so that a page whose orders all match
+ * is always full; the same on both backends, so that a walk is the same on either.
+ */
+export const EXAMINED_PER_PAGE = 10_000;
+
+/** What each row of orderPageSql has besides the order's own columns. */
+export interface PageRowBase {
+  /** Null in the one row of an empty page. */
+  id: number | null;
+  /** The same in every row: see orderPageSql. */
+  examined_to: number | null;
+}
+
+/**
+ * The page query: the first `limit + 1` orders matching `filter` among the first EXAMINED_PER_PAGE orders
+ * after `afterId` that the page examines (see above), in id order, with their status (a single row of
+ * nulls when none matches). `examined_to`, in every row, is the id of the last order examined when the
+ * bound stopped the page short of `limit + 1` matches, and null otherwise. The count of the examined orders
+ * is read again from the index alone, and only when the page is short: a CASE branch not taken is never
+ * evaluated, on either backend.
+ */
+export function orderPageSql(filter: OrderFilter, afterId: number, limit: number, dialect: Dialect): string {
+  const { parameter } = dialect;
+  // Written left to right: SQLite numbers its parameters in the order of the text.
+  const candidates = examined(filter, afterId, PAGE_COLUMNS, dialect);
+  const conditions = filterConditions(filter, parameter);
+  const page = `WITH page AS (
+    SELECT ${PAGE_COLUMNS} FROM (${candidates}) AS examined
+    ${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`}
+    ORDER BY id LIMIT ${parameter(limit + 1)}
+  )`;
+  const reach = `SELECT CASE WHEN (SELECT count(*) FROM page) <= ${parameter(limit)} THEN (
+      SELECT CASE WHEN count(*) = ${parameter(EXAMINED_PER_PAGE)} THEN max(id) END
+      FROM (${examined(filter, afterId, 'id', dialect)}) AS reached
+    ) END AS examined_to`;
+  return `${page}
+  SELECT reach.examined_to, page.* FROM (${reach}) AS reach LEFT JOIN page ON true
+  ORDER BY page.id`;
+}
+
+/**
+ * The page's orders (at most `limit`) and where the next page starts: after the last order returned when
+ * more matched, after the last order examined when the bound stopped the page; undefined on the last page.
+ */
+export function cutPage<Row extends PageRowBase>(
+  rows: readonly Row[],
   limit: number,
-  parameter: Parameter,
-): string {
-  const statuses = ORDER_STATUSES.filter((status) => filter.statuses.includes(status));
-  const arms = statuses.map((status, arm) => {
-    const conditions = [`status = ${parameter(status)}`, `id > ${parameter(afterId)}`, ...filterConditions(filter, parameter)];
-    return `SELECT * FROM (SELECT ${PAGE_COLUMNS} FROM orders WHERE ${conditions.join(' AND ')}
-      ORDER BY id LIMIT ${parameter(limit + 1)}) AS arm${arm}`;
-  });
-  return `${arms.join('\n  UNION ALL ')}\n  ORDER BY id LIMIT ${parameter(limit + 1)}`;
+): { rows: Row[]; nextAfterId: number | undefined } {
+  const matched = rows.filter((row) => row.id !== null);
+  if (matched.length > limit) return { rows: matched.slice(0, limit), nextAfterId: Number(matched[limit - 1]?.id) };
+  const examinedTo = rows[0]?.examined_to ?? null;
+  return { rows: matched, nextAfterId: examinedTo === null ? undefined : Number(examinedTo) };
 }
 
 /** The WHERE clause of the operator's listing of the orders matching `filter`. */
 export function listingCondition(filter: OrderFilter, parameter: Parameter): string {
-  const statuses = `status IN (${filter.statuses.map(parameter).join(', ')})`;
-  return [statuses, ...filterConditions(filter, parameter)].join(' AND ');
+  const conditions = [`status IN (${filter.statuses.map(parameter).join(', ')})`];
+  if (filter.petId !== undefined) conditions.push(`pet_id = ${parameter(filter.petId)}`);
+  return [...conditions, ...filterConditions(filter, parameter)].join(' AND ');
 }
 
-/** The conditions of the filters other than status (which orderPageSql makes its arms of). */
+/**
+ * The first EXAMINED_PER_PAGE orders a page after `afterId` examines, in id order: one arm per status, each
+ * read from its index in id order, merged as they are read, so that no more orders are read than taken.
+ * The planners need it written two ways: SQLite merges plain arms (MERGE (UNION ALL)) but sorts arms that
+ * are subqueries with their own LIMIT; PostgreSQL merges only those (Merge Append), and appends and sorts
+ * plain ones, after reading each to its end.
+ */
+function examined(filter: OrderFilter, afterId: number, columns: string, { parameter, arms: merge }: Dialect): string {
+  const statuses = ORDER_STATUSES.filter((status) => filter.statuses.includes(status));
+  const arms = statuses.map((status, arm) => {
+    const conditions = [`status = ${parameter(status)}`, `id > ${parameter(afterId)}`];
+    if (filter.petId !== undefined) conditions.push(`pet_id = ${parameter(filter.petId)}`);
+    const read = `SELECT ${columns} FROM orders WHERE ${conditions.join(' AND ')}`;
+    return merge === 'plain' ? read : `SELECT * FROM (${read} ORDER BY id LIMIT ${parameter(EXAMINED_PER_PAGE)}) AS arm${arm}`;
+  });
+  return `SELECT ${columns} FROM (${arms.join(' UNION ALL ')}) AS arms ORDER BY id LIMIT ${parameter(EXAMINED_PER_PAGE)}`;
+}
+
+/** The conditions of the filters the index does not answer (the listing adds status and pet to them). */
 function filterConditions(filter: OrderFilter, parameter: Parameter): string[] {
   const conditions: string[] = [];
-  if (filter.petId !== undefined) conditions.push(`pet_id = ${parameter(filter.petId)}`);
   if (filter.complete !== undefined) conditions.push(`complete = ${parameter(filter.complete)}`);
   // ISO 8601 instants in UTC, all written alike, compare as text in time order; NULL matches no bound.
   if (filter.shipDateFrom !== undefined) conditions.push(`ship_date >= ${parameter(filter.shipDateFrom)}`);

@@ -138,19 +138,20 @@ export interface OrderPageQuery {
 }
 
 /**
- * A page read from one snapshot, in id order. `hasMore`: an order past the page matched at that moment.
- * `version` is the order list's version at the same moment (see OrderList).
+ * A page read from one snapshot, in id order, examining a bounded number of orders (store/orderPages.ts): it
+ * may hold fewer than `limit`, even none, and not be the last. `version` is the list's then (see OrderList).
  */
 export interface OrderPage {
   readonly version: string;
   readonly orders: readonly OrderWithStatus[];
-  readonly hasMore: boolean;
+  /** The next page's `afterId`: this one's last order, or the last it examined; undefined on the last page. */
+  readonly nextAfterId: number | undefined;
 }
 
 /** Orders as the API sees them. */
 export interface OrderStore {
   listOrders(): Promise<OrderList>;
-  /** Answered from an index, however deep the page: never by reading every order. */
+  /** Answered from an index, however deep the page, examining a bounded number of orders. */
   listOrderPage(query: OrderPageQuery): Promise<OrderPage>;
   /** Settles once the change is committed. Exactly one of any number of concurrent cancels wins. */
   cancelOrder(orderId: number): Promise<CancelOutcome>;

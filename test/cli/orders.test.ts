@@ -86,6 +86,15 @@ describe('store-orders orders add', () => {
       ['--pet-id', '1', '--quantity', '1', '--ship-date', '2026-12-01'],
       /shipDate must be an ISO 8601 date-time/,
     ],
+    // An instant of the year 10000 in UTC, and one of the year -1: no answer could carry either.
+    [
+      ['--pet-id', '1', '--quantity', '1', '--ship-date', '9999-12-31T23:00:00-01:00'],
+      /shipDate must be from 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z in UTC/,
+    ],
+    [
+      ['--pet-id', '1', '--quantity', '1', '--ship-date', '0000-01-01T00:30:00+01:00'],
+      /shipDate must be from 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z in UTC/,
+    ],
     [['--pet-id', '1', '--quantity', '1', '--status', 'cancelled'], /status must be pending or shipped/],
     [['--pet-id', '1', '--quantity', '1', '--colour', 'red'], /unknown option --colour/],
     [['--pet-id', '1', '--quantity', '-1'], /--quantity must be a positive whole number, got "-1"/],
@@ -165,6 +174,7 @@ describe('store-orders orders import', () => {
     ['{"petId":1}', /must hold a JSON array/],
     ['[{"petId":1,"quantity":1,"id":5}]', /row 1: unknown field "id"/],
     ['[42]', /row 1 must be an object/],
+    ['[{"petId":1},{"petId":2,"shipDate":"9999-12-31T23:59:59.9999-00:01"}]', /row 2: shipDate must be from 0000-01-01/],
   ])('refuses %s and changes nothing', async (content, message) => {
     const result = await fixture.cli('orders', 'import', importFile(content));
     expect(result.code).toBe(1);
@@ -214,6 +224,13 @@ describe('store-orders orders list', () => {
     expect(await ids('--ship-date-from', '2026-01-01T00:00:00Z', '--ship-date-before', '2026-12-31T00:00:00Z')).toEqual([
       1, 2, 4,
     ]);
+    // As v2 reads them: a leap second is followed by the next minute; beyond the year 9999 in UTC is after
+    // every ship date, before the year 0000 before every one.
+    expect(await ids('--ship-date-before', '2026-01-31T23:59:60Z')).toEqual([1]);
+    expect(await ids('--ship-date-from', '9999-12-31T23:00:00-01:00')).toEqual([]);
+    expect(await ids('--ship-date-before', '9999-12-31T23:00:00-01:00')).toEqual([1, 2, 4]);
+    expect(await ids('--ship-date-from', '0000-01-01T00:00:00+01:00')).toEqual([1, 2, 4]);
+    expect(await ids('--ship-date-before', '0000-01-01T00:00:00+01:00')).toEqual([]);
   });
 
   it('refuses a filter it cannot read, with exit 2 and what the option takes', async () => {

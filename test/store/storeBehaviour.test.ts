@@ -6,7 +6,11 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { displayPrefix, generateKey, keyDigest } from '../../src/keys.js';
 import Database from 'better-sqlite3';
-import { orderPageSql } from '../../src/store/orderPages.js';
+import { EXAMINED_PER_PAGE, orderPageSql } from '../../src/store/orderPages.js';
+import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { pageDialect as postgresPageDialect } from '../../src/store/postgres/orders.js';
+import { pageDialect as sqlitePageDialect } from '../../src/store/sqlite/orders.js';
 import type { AdminStore, NewMessage, OrderFilter, OrderPageQuery } from '../../src/store/store.js';
 import { STORE_BACKENDS, type ScratchStore } from '../support/storeBackends.js';
 
@@ -33,6 +37,13 @@ async function copyProgress(url: string): Promise<number> {
   } finally {
     await client.end();
   }
+}
+
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
 }
 
 async function readAll(stream: Readable): Promise<string[]> {
@@ -65,6 +76,27 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
     await store.close();
     await scratch.drop();
   });
+
+  /** Runs `sql` on the database itself, past the store, as an earlier version or another tool could. */
+  async function onDatabase(sql: string): Promise<void> {
+    const { location } = scratch;
+    if (location.kind === 'sqlite') {
+      const db = new Database(location.path);
+      try {
+        db.exec(sql);
+      } finally {
+        db.close();
+      }
+      return;
+    }
+    const client = new pg.Client({ connectionString: location.url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  }
 
   describe('orders', () => {
     it('lists orders that are not cancelled, by id, leaving out absent fields', async () => {
@@ -196,6 +228,42 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
       expect(await store.orders.importOrders([])).toBe(0);
     });
 
+    it('moves ship dates an earlier version stored outside years 0000 to 9999 in UTC to the nearest it keeps, and stores no other', async () => {
+      await store.orders.importOrders([{ shipDate: '2026-12-01T00:00:00.000Z' }, {}]);
+      // The database as the version before this migration left it, with the dates its CLI could store.
+      const legacy = `INSERT INTO orders (ship_date, complete, status, created_at, updated_at) VALUES
+        ('+010000-01-01T22:59:00.000Z', false, 'pending', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+        ('-000001-12-31T23:00:00.000Z', false, 'shipped', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');`;
+      await onDatabase(
+        scratch.location.kind === 'sqlite'
+          ? `DROP TRIGGER ship_date_added; DROP TRIGGER ship_date_changed;
+             PRAGMA user_version = ${SQLITE_MIGRATIONS.length - 1}; ${legacy.replace(/false/g, '0')}`
+          : `ALTER TABLE orders DROP CONSTRAINT ship_date_in_range;
+             DELETE FROM schema_migrations WHERE version = ${POSTGRES_MIGRATIONS.length}; ${legacy}`,
+      );
+      const upgraded = await another();
+      const [first, second, late, early] = await upgraded.orders.listAllOrders();
+      expect([first?.shipDate, second?.shipDate, late?.shipDate, early?.shipDate]).toEqual([
+        '2026-12-01T00:00:00.000Z',
+        undefined,
+        '9999-12-31T23:59:59.999Z',
+        '0000-01-01T00:00:00.000Z',
+      ]);
+      expect(late?.updatedAt).not.toBe('2026-01-01T00:00:00.000Z');
+      expect(first?.updatedAt).toBe(first?.createdAt);
+      // Compared as text, each is now on the side of 2026 that it is in time.
+      const page = await upgraded.orders.listOrderPage({
+        filter: { statuses: ['pending', 'shipped'], shipDateFrom: '2026-01-01T00:00:00.000Z' },
+        afterId: 0,
+        limit: 10,
+      });
+      expect(page.orders.map(({ id }) => id)).toEqual([first?.id, late?.id]);
+      for (const shipDate of ['+010000-01-01T00:00:00.000Z', '-000001-12-31T23:59:59.999Z']) {
+        await expect(upgraded.orders.addOrder({ shipDate })).rejects.toThrow();
+      }
+      await expect(onDatabase(`UPDATE orders SET ship_date = '+010000-01-01T00:00:00.000Z'`)).rejects.toThrow();
+    });
+
     it('counts orders by status', async () => {
       await store.orders.importOrders([{ petId: 1 }, { petId: 2 }, { petId: 3, status: 'shipped' }]);
       await store.orders.cancelOrder(1);
@@ -226,7 +294,7 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
       await sixOrders();
       const first = await store.orders.listOrderPage({ filter: OPEN, afterId: 0, limit: 2 });
       expect(first).toMatchObject({
-        hasMore: true,
+        nextAfterId: 2,
         orders: [
           { id: 1, petId: 1, quantity: 1, shipDate: '2026-01-01T00:00:00.000Z', complete: true, status: 'pending' },
           { id: 2, status: 'shipped' },
@@ -234,15 +302,15 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
       });
       expect(first.version).toBe((await store.orders.listOrders()).version);
       expect(await store.orders.listOrderPage({ filter: OPEN, afterId: 2, limit: 2 })).toMatchObject({
-        hasMore: true,
+        nextAfterId: 5,
         orders: [{ id: 4 }, { id: 5 }],
       });
       expect(await store.orders.listOrderPage({ filter: OPEN, afterId: 5, limit: 2 })).toMatchObject({
-        hasMore: false,
+        nextAfterId: undefined,
         orders: [{ id: 6 }],
       });
       expect(await store.orders.listOrderPage({ filter: OPEN, afterId: 6, limit: 2 })).toMatchObject({
-        hasMore: false,
+        nextAfterId: undefined,
         orders: [],
       });
       // A field the store has no value for is left out.
@@ -287,10 +355,10 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
       const added: number[] = [];
       let afterId = 0;
       for (let page = 0; ; page++) {
-        const { orders, hasMore } = await store.orders.listOrderPage({ filter: OPEN, afterId, limit: 4 });
+        const { orders, nextAfterId } = await store.orders.listOrderPage({ filter: OPEN, afterId, limit: 4 });
         seen.push(...orders.map(({ id }) => id));
-        if (!hasMore) break;
-        afterId = orders.at(-1)?.id ?? afterId;
+        if (nextAfterId === undefined) break;
+        afterId = nextAfterId;
         // Ahead of the walk: one cancelled (it stops matching), one shipped (it still matches); behind it,
         // one cancelled; and a new order.
         for (const [id, change] of [
@@ -331,47 +399,127 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
           { statuses: ['shipped'] },
           { ...OPEN, petId: 7 },
           { ...OPEN, complete: true, shipDateFrom: '2026-01-05T00:00:00.000Z', shipDateBefore: '2026-01-09T00:00:00.000Z' },
+          // Matching none: the page examines as many orders as it may.
+          { ...EVERY, complete: true, shipDateFrom: '2030-01-01T00:00:00.000Z' },
+          { ...EVERY, petId: 7, complete: false },
         ] satisfies OrderFilter[]) {
           queries.push({ filter, afterId, limit: 100 });
         }
       }
       for (const query of queries) {
-        const steps = await queryPlan(query);
-        expect(steps.length, JSON.stringify(query)).toBeGreaterThan(0);
+        const { reads, sorts } = await queryPlan(query);
+        expect(reads.length, JSON.stringify(query)).toBeGreaterThan(0);
         // SQLite: SEARCH … USING INDEX (never SCAN); PostgreSQL: an index scan, or a bitmap heap scan of
         // what a bitmap index scan found (never Seq Scan).
-        for (const step of steps) {
+        for (const step of reads) {
           expect(step, JSON.stringify(query)).toMatch(/^SEARCH orders USING (COVERING )?INDEX |(Index|Index Only|Bitmap Heap) Scan/);
         }
+        // SQLite merges the arms as they are read, never sorted: only the page's own rows are, at the end.
+        expect(sorts, JSON.stringify(query)).toEqual([]);
       }
     });
 
-    /** How the database reads the orders table for `query`: one line per access to it. */
-    async function queryPlan({ filter, afterId, limit }: OrderPageQuery): Promise<string[]> {
+    it(`examines at most ${EXAMINED_PER_PAGE.toLocaleString('en')} orders of the statuses asked for a page; one that finds too few matches ends where it stopped, even empty, and the next goes on from there`, async () => {
+      // Three times the bound, three orders in four shipped; complete=true matches four shipped ones only:
+      // the first, the bound's last and the one after it, and the last.
+      const count = 3 * EXAMINED_PER_PAGE;
+      const shipped = (id: number) => id % 4 !== 1;
+      const candidates = Array.from({ length: count }, (_, i) => i + 1).filter(shipped);
+      const nth = (n: number) => candidates[n - 1] as number;
+      const matching = new Set([nth(1), nth(EXAMINED_PER_PAGE), nth(EXAMINED_PER_PAGE + 1), count]);
+      await store.orders.importOrders(
+        Array.from({ length: count }, (_, i) => ({
+          petId: 1,
+          quantity: 1,
+          complete: matching.has(i + 1),
+          status: shipped(i + 1) ? ('shipped' as const) : ('pending' as const),
+        })),
+      );
+      const filter: OrderFilter = { statuses: ['shipped'], complete: true };
+      const pages: { ids: number[]; nextAfterId: number | undefined }[] = [];
+      let afterId = 0;
+      do {
+        const page = await store.orders.listOrderPage({ filter, afterId, limit: 100 });
+        pages.push({ ids: page.orders.map(({ id }) => id), nextAfterId: page.nextAfterId });
+        afterId = page.nextAfterId ?? afterId;
+      } while (pages.at(-1)?.nextAfterId !== undefined);
+      // Pending orders are not examined: each page ends at the bound's shipped order.
+      expect(pages).toEqual([
+        { ids: [nth(1), nth(EXAMINED_PER_PAGE)], nextAfterId: nth(EXAMINED_PER_PAGE) },
+        { ids: [nth(EXAMINED_PER_PAGE + 1)], nextAfterId: nth(2 * EXAMINED_PER_PAGE) },
+        { ids: [count], nextAfterId: undefined },
+      ]);
+      // A page that examines its whole bound and finds nothing is empty, and not the last.
+      const after = (n: number) => store.orders.listOrderPage({ filter, afterId: nth(n), limit: 100 });
+      expect(await after(1)).toMatchObject({
+        orders: [{ id: nth(EXAMINED_PER_PAGE) }, { id: nth(EXAMINED_PER_PAGE + 1) }],
+        nextAfterId: nth(EXAMINED_PER_PAGE + 1),
+      });
+      expect(await after(EXAMINED_PER_PAGE + 1)).toMatchObject({ orders: [], nextAfterId: nth(2 * EXAMINED_PER_PAGE + 1) });
+      // Where enough match, the page is full and ends at its last order, as before.
+      expect(await store.orders.listOrderPage({ filter: { statuses: ['shipped'] }, afterId: 0, limit: 3 })).toMatchObject({
+        orders: [{ id: 2 }, { id: 3 }, { id: 4 }],
+        nextAfterId: 4,
+      });
+      if (scratch.location.kind === 'postgres') {
+        // PostgreSQL's own count of the rows each of its scans read (those its filter dropped included):
+        // none reads past the last order examined, the bound's (every order here is pending or shipped).
+        const worst: OrderPageQuery = { filter: { ...EVERY, complete: false, shipDateFrom: '2030-01-01T00:00:00.000Z' }, afterId: 0, limit: 1_000 };
+        expect((await store.orders.listOrderPage(worst)).nextAfterId).toBe(EXAMINED_PER_PAGE);
+        const scans = await rowsReadByScan(worst);
+        expect(scans.length).toBeGreaterThan(0);
+        for (const rows of scans) expect(rows).toBeLessThanOrEqual(EXAMINED_PER_PAGE + 1);
+      }
+    });
+
+    /** The page query of `query` as `backend` writes it, with its parameters' values. */
+    function pageStatement({ filter, afterId, limit }: OrderPageQuery): { sql: string; values: unknown[] } {
+      const values: unknown[] = [];
+      const dialect = scratch.location.kind === 'sqlite' ? sqlitePageDialect(values) : postgresPageDialect(values);
+      return { sql: orderPageSql(filter, afterId, limit, dialect), values };
+    }
+
+    /** PostgreSQL: the rows that each of the page query's scans of orders read, as EXPLAIN ANALYZE counts them. */
+    async function rowsReadByScan(query: OrderPageQuery): Promise<number[]> {
+      const { sql, values } = pageStatement(query);
+      await postgresRows('ANALYZE orders');
+      const [plan] = await postgresRows<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, values);
+      const scans = (node: PlanNode): number[] => [
+        ...(node['Relation Name'] === 'orders' ? [node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)] : []),
+        ...(node.Plans ?? []).flatMap(scans),
+      ];
+      return scans(plan!['QUERY PLAN'][0].Plan);
+    }
+
+    /** How the database reads the orders table for `query` (one line per access), and what SQLite sorts below the top. */
+    async function queryPlan(query: OrderPageQuery): Promise<{ reads: string[]; sorts: string[] }> {
       const { location } = scratch;
+      const { sql, values } = pageStatement(query);
       if (location.kind === 'sqlite') {
-        const values: unknown[] = [];
-        const sql = orderPageSql(filter, afterId, limit, (value) => {
-          values.push(typeof value === 'boolean' ? Number(value) : value);
-          return '?';
-        });
         const db = new Database(location.path, { readonly: true });
         try {
-          const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as { detail: string }[];
-          return plan.map(({ detail }) => detail).filter((detail) => /\borders\b/.test(detail));
+          const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as { parent: number; detail: string }[];
+          return {
+            reads: plan.map(({ detail }) => detail).filter((detail) => /\borders\b/.test(detail)),
+            sorts: plan.filter(({ parent, detail }) => parent !== 0 && /TEMP B-TREE/.test(detail)).map(({ detail }) => detail),
+          };
         } finally {
           db.close();
         }
       }
-      const values: unknown[] = [];
-      const sql = orderPageSql(filter, afterId, limit, (value) => `$${values.push(value)}`);
-      const client = new pg.Client({ connectionString: location.url });
+      // The statistics autovacuum would gather on its own, a little later.
+      await postgresRows('ANALYZE orders');
+      const lines = (await postgresRows<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, values)).map((row) => row['QUERY PLAN']);
+      // PostgreSQL may sort an arm it expects few rows of; what its scans read is counted below.
+      return { reads: lines.filter((line) => / on orders\b/.test(line)), sorts: [] };
+    }
+
+    async function postgresRows<T extends object>(sql: string, values: unknown[] = []): Promise<T[]> {
+      if (scratch.location.kind !== 'postgres') throw new Error('not a PostgreSQL store');
+      const client = new pg.Client({ connectionString: scratch.location.url });
       await client.connect();
       try {
-        // The statistics autovacuum would gather on its own, a little later.
-        await client.query('ANALYZE orders');
-        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, values);
-        return rows.map((row) => row['QUERY PLAN']).filter((line) => / on orders\b/.test(line));
+        return (await client.query<T>(sql, values)).rows;
       } finally {
         await client.end();
       }

@@ -41,9 +41,11 @@ export function matchesFilter(order: OrderV2, filter: PageFilter): boolean {
   if (!filter.statuses.includes(order.status)) return false;
   if (filter.petId !== undefined && order.petId !== filter.petId) return false;
   if (filter.complete !== undefined && order.complete !== filter.complete) return false;
-  const shipDate = order.shipDate === undefined ? undefined : new Date(order.shipDate).toISOString();
-  if (filter.shipDateFrom !== undefined && (shipDate === undefined || shipDate < filter.shipDateFrom)) return false;
-  if (filter.shipDateBefore !== undefined && (shipDate === undefined || shipDate >= filter.shipDateBefore))
+  // Compared as instants (milliseconds), whatever text order their ISO 8601 forms have beyond the year 9999.
+  const shipDate = order.shipDate === undefined ? undefined : Date.parse(order.shipDate);
+  if (filter.shipDateFrom !== undefined && (shipDate === undefined || shipDate < Date.parse(filter.shipDateFrom)))
+    return false;
+  if (filter.shipDateBefore !== undefined && (shipDate === undefined || shipDate >= Date.parse(filter.shipDateBefore)))
     return false;
   return true;
 }

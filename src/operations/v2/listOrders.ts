@@ -1,7 +1,7 @@
 // GET /v2/store/orders: one page of the orders that match the filters, in id order, with the way to the
 // next page in the body (nextCursor) and in a Link header. Conditional requests are handled in http/.
 import { apiError } from '../../contract/errorBody.js';
-import { instantAtOrAfter } from '../../contract/instants.js';
+import { holdsNoInstant, instantAtOrAfter, type ShipDateRange, shipDateRange } from '../../contract/instants.js';
 import type { Input } from '../../contract/types.js';
 import type { OrderFilter } from '../../store/store.js';
 import type { Handler } from '../handler.js';
@@ -24,15 +24,16 @@ export const listOrders: Handler<'listOrders', 'v2'> = async ({ query = {} }, { 
     if ('problem' in position) return CURSOR_REFUSALS[position.problem];
     afterId = position.afterId;
   }
-  // The store holds ids as JavaScript numbers: no pet beyond 2^53 - 1 has orders.
-  if (filter.petId !== undefined && !Number.isSafeInteger(filter.petId)) {
+  // The store holds ids as JavaScript numbers: no pet beyond 2^53 - 1 has orders. A ship-date range that
+  // holds no instant matches no order: the answer needs no walk through pages that examine them all.
+  if ((filter.petId !== undefined && !Number.isSafeInteger(filter.petId)) || holdsNoInstant(filter)) {
     return { status: 200, body: { data: [], hasMore: false } };
   }
   const page = await store.listOrderPage({ filter, afterId, limit: query.limit ?? DEFAULT_LIMIT });
-  const last = page.orders.at(-1);
   const data = [...page.orders];
-  if (!page.hasMore || last === undefined) return { status: 200, body: { data, hasMore: false } };
-  const nextCursor = writeCursor(last.id, filter);
+  if (page.nextAfterId === undefined) return { status: 200, body: { data, hasMore: false } };
+  // After the last order examined, which may be past the last one listed: a page may be short, even empty.
+  const nextCursor = writeCursor(page.nextAfterId, filter);
   return {
     status: 200,
     body: { data, hasMore: true, nextCursor },
@@ -52,14 +53,15 @@ function filterOf(query: Query): OrderFilter | { refusal: ReturnType<typeof unre
   const filter: OrderFilter = { statuses: query.status ?? DEFAULT_STATUSES };
   if (query.petId !== undefined) filter.petId = query.petId;
   if (query.complete !== undefined) filter.complete = query.complete;
+  const bounds: ShipDateRange = {};
   for (const bound of ['shipDateFrom', 'shipDateBefore'] as const) {
     const dateTime = query[bound];
     if (dateTime === undefined) continue;
     const instant = instantAtOrAfter(dateTime);
     if (instant === undefined) return { refusal: unreadableInstant(bound) };
-    filter[bound] = instant;
+    bounds[bound] = instant;
   }
-  return filter;
+  return { ...filter, ...shipDateRange(bounds) };
 }
 
 function unreadableInstant(bound: string) {

@@ -1,11 +1,13 @@
-// The cursor of API v2's listOrders: opaque to clients, it names the last order of a page and the filters
-// the page was read with. A position by id, never an offset, so pages stay stable under writes.
+// The cursor of API v2's listOrders: opaque to clients, it names where the next page starts (after the last
+// order its page listed or examined) and the filters the page was read with. A position by id, never an
+// offset, so pages stay stable under writes.
 import { hash } from 'node:crypto';
 import type { OrderFilter } from '../../store/store.js';
 
 /**
- * A cursor is base64url JSON, `{"a":<last id>,"f":<digest of the filters>}`. It is not signed: it grants
- * nothing a client could not ask for without it, since any id and any filters may be asked for.
+ * A cursor is base64url JSON, `{"a":<the id the next page starts after>,"f":<digest of the filters>}`. It is
+ * not signed: it grants nothing a client could not ask for without it, since any id and any filters may be
+ * asked for.
  */
 export function writeCursor(afterId: number, filter: OrderFilter): string {
   return Buffer.from(JSON.stringify({ a: afterId, f: filterDigest(filter) })).toString('base64url');

@@ -1,6 +1,6 @@
 // Orders: the API's list and cancellation, and the operator's additions, shipping and listings.
 import type { Pool } from 'pg';
-import { listingCondition, orderPageSql, type Parameter } from '../orderPages.js';
+import { cutPage, type Dialect, listingCondition, orderPageSql, type PageRowBase, type Parameter } from '../orderPages.js';
 import type {
   CancelOutcome,
   NewOrder,
@@ -105,21 +105,17 @@ export class Orders {
   /** The page and the count of order changes, in one statement: from one snapshot. */
   async page({ filter, afterId, limit }: OrderPageQuery): Promise<OrderPage> {
     const values: unknown[] = [];
-    const page = orderPageSql(filter, afterId, limit, parameterInto(values));
+    const page = orderPageSql(filter, afterId, limit, pageDialect(values));
     const { rows } = await this.#pool.query<PageRow>(
-      `SELECT current.changes, p.id, p.pet_id AS "petId", p.quantity, p.ship_date AS "shipDate", p.complete,
-         p.status
-       FROM (${ORDER_CHANGES}) current LEFT JOIN (${page}) p ON true ORDER BY p.id`,
+      `SELECT current.changes, p.examined_to, p.id, p.pet_id AS "petId", p.quantity, p.ship_date AS "shipDate",
+         p.complete, p.status
+       FROM (${ORDER_CHANGES}) current CROSS JOIN (${page}) p ORDER BY p.id`,
       values,
     );
     const [first] = rows;
     if (!first) throw new Error('the order page query returned no row');
-    const orders = first.id === null ? [] : rows.map(asOrderWithStatus);
-    return {
-      version: `${this.#databaseId}-${first.changes}`,
-      orders: orders.slice(0, limit),
-      hasMore: orders.length > limit,
-    };
+    const { rows: orders, nextAfterId } = cutPage(rows, limit);
+    return { version: `${this.#databaseId}-${first.changes}`, orders: orders.map(asOrderWithStatus), nextAfterId };
   }
 
   async cancel(orderId: number): Promise<CancelOutcome> {
@@ -200,11 +196,16 @@ export class Orders {
   }
 }
 
-type PageRow = { changes: string } & { [K in keyof OrderWithStatus]: OrderWithStatus[K] | null };
+type PageRow = { changes: string } & PageRowBase & { [K in keyof OrderWithStatus]: OrderWithStatus[K] | null };
 
 /** PostgreSQL's parameters are numbered. */
 function parameterInto(values: unknown[]): Parameter {
   return (value) => `$${values.push(value)}`;
+}
+
+/** How PostgreSQL's page query is written, its parameters' values going to `values`. */
+export function pageDialect(values: unknown[]): Dialect {
+  return { parameter: parameterInto(values), arms: 'limited' };
 }
 
 function asOrderWithStatus({ id, petId, quantity, shipDate, complete, status }: PageRow): OrderWithStatus {

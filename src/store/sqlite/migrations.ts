@@ -95,4 +95,22 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX orders_by_pet ON orders (pet_id, status);
   `,
+  // 6: ship dates are compared as text, which orders instants in time only within years 0000 to 9999 in
+  // UTC, the only ones RFC 3339 can write. Earlier versions stored any the CLI was given, such as
+  // 9999-12-31T23:00:00-01:00 as +010000-01-01T00:00:00.000Z; each such date becomes the nearest instant
+  // the store keeps, on the same side of every other, and no other can be stored from now on.
+  `
+  UPDATE orders
+  SET ship_date = CASE WHEN ship_date LIKE '-%' THEN '0000-01-01T00:00:00.000Z' ELSE '9999-12-31T23:59:59.999Z' END,
+    updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+  WHERE ship_date NOT GLOB '[0-9][0-9][0-9][0-9]-*';
+  CREATE TRIGGER ship_date_added BEFORE INSERT ON orders
+  WHEN NEW.ship_date NOT GLOB '[0-9][0-9][0-9][0-9]-*' BEGIN
+    SELECT RAISE(ABORT, 'ship_date must be an instant from 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z');
+  END;
+  CREATE TRIGGER ship_date_changed BEFORE UPDATE OF ship_date ON orders
+  WHEN NEW.ship_date NOT GLOB '[0-9][0-9][0-9][0-9]-*' BEGIN
+    SELECT RAISE(ABORT, 'ship_date must be an instant from 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z');
+  END;
+  `,
 ];

@@ -1,6 +1,6 @@
 // Orders: the API's list and cancellation, and the operator's additions, shipping and listings.
 import type { Statement } from 'better-sqlite3';
-import { listingCondition, orderPageSql, type Parameter } from '../orderPages.js';
+import { cutPage, type Dialect, listingCondition, orderPageSql, type PageRowBase, type Parameter } from '../orderPages.js';
 import type {
   CancelOutcome,
   NewOrder,
@@ -25,11 +25,14 @@ interface OrderRow {
   complete: number | null;
 }
 
-interface PageRow extends OrderRow {
+interface StatusRow extends OrderRow {
   status: OrderStatus;
 }
 
-interface StoredOrderRow extends PageRow {
+/** A row of orderPageSql: an order, or the nulls of an empty page. */
+type PageRow = StatusRow & PageRowBase;
+
+interface StoredOrderRow extends StatusRow {
   created_at: string;
   updated_at: string;
 }
@@ -51,7 +54,7 @@ export class Orders {
   readonly #readPage: (page: Statement<unknown[], PageRow>, values: unknown[], limit: number) => OrderPage;
   #list: { stamp: string; list: OrderList } | undefined;
   /** The prepared page and listing statements, one per shape of filter (at most a few hundred). */
-  readonly #filtered = new Map<string, Statement<unknown[], PageRow & Partial<StoredOrderRow>>>();
+  readonly #filtered = new Map<string, Statement<unknown[], PageRow & StoredOrderRow>>();
 
   constructor(connection: Connection, { streamOrdersAbove, maxStreamedLists }: OrderListOptions) {
     const { db } = connection;
@@ -94,12 +97,8 @@ export class Orders {
       return { version: current, rows: () => readers.stream() };
     });
     this.#readPage = db.transaction((page: Statement<unknown[], PageRow>, values: unknown[], limit: number) => {
-      const rows = page.all(...values);
-      return {
-        version: version.get() as string,
-        orders: rows.slice(0, limit).map(toOrderWithStatus),
-        hasMore: rows.length > limit,
-      };
+      const { rows, nextAfterId } = cutPage(page.all(...values), limit);
+      return { version: version.get() as string, orders: rows.map(toOrderWithStatus), nextAfterId };
     });
   }
 
@@ -118,7 +117,8 @@ export class Orders {
   /** The page and the list's version, read in one transaction: from one snapshot. */
   page({ filter, afterId, limit }: OrderPageQuery): OrderPage {
     const values: unknown[] = [];
-    return this.#readPage(this.#prepared(orderPageSql(filter, afterId, limit, parameterInto(values))), values, limit);
+    const sql = orderPageSql(filter, afterId, limit, pageDialect(values));
+    return this.#readPage(this.#prepared(sql), values, limit);
   }
 
   cancel(orderId: number): Promise<CancelOutcome> {
@@ -189,7 +189,7 @@ export class Orders {
   #prepared(sql: string) {
     let statement = this.#filtered.get(sql);
     if (!statement) {
-      statement = this.#connection.db.prepare<unknown[], PageRow & Partial<StoredOrderRow>>(sql);
+      statement = this.#connection.db.prepare<unknown[], PageRow & StoredOrderRow>(sql);
       this.#filtered.set(sql, statement);
     }
     return statement;
@@ -217,7 +217,12 @@ function parameterInto(values: unknown[]): Parameter {
   };
 }
 
-function toOrderWithStatus(row: PageRow): OrderWithStatus {
+/** How SQLite's page query is written, its parameters' values going to `values`. */
+export function pageDialect(values: unknown[]): Dialect {
+  return { parameter: parameterInto(values), arms: 'plain' };
+}
+
+function toOrderWithStatus(row: StatusRow): OrderWithStatus {
   return { ...toOrder(row), status: row.status };
 }
 

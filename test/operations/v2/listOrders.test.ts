@@ -2,6 +2,7 @@
 // Link rel="next", ETags, and a walk that stays exact while other clients write.
 import { describe, expect, it } from 'vitest';
 import type { components } from '../../../generated/openapi.v2.js';
+import { EXAMINED_PER_PAGE } from '../../../src/store/orderPages.js';
 import type { NewOrder } from '../../../src/store/store.js';
 import { apiClientV2, rawRequest } from '../../support/http.js';
 import { useServer } from '../../support/server.js';
@@ -136,6 +137,69 @@ describe('v2 listOrders: filters', () => {
       const response = await raw(query);
       expect([query, response.status, (response.json as { code: string }).code]).toEqual([query, 400, 'invalid_request']);
     }
+  });
+});
+
+describe('v2 listOrders: ship-date bounds beyond the instants an answer can carry (years 0000 to 9999 in UTC)', () => {
+  it('compares them as instants: later than every ship date, or earlier than every one', async () => {
+    const dates = ['0000-01-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z'];
+    const ids = await addOrders(4, (i) => ({ petId: 1, ...(i < 3 && { shipDate: dates[i] }) }));
+    const dated = ids.slice(0, 3);
+    const idsOf = async (query: Query) => (await walk(query)).map(({ id }) => id);
+    // Each of these is an instant of the year 10000 in UTC: after every ship date.
+    for (const beyond of ['9999-12-31T23:00:00-01:00', '9999-12-31T23:59:60Z', '9999-12-31T23:59:59.9999Z']) {
+      expect([beyond, await list({ shipDateFrom: beyond })]).toMatchObject([beyond, { data: [], hasMore: false }]);
+      expect([beyond, await idsOf({ shipDateBefore: beyond })]).toEqual([beyond, dated]);
+      expect([beyond, await idsOf({ shipDateFrom: '2026-12-01T00:00:00Z', shipDateBefore: beyond })]).toEqual([
+        beyond,
+        dated.slice(1),
+      ]);
+    }
+    // And this one of the year -1: before every ship date.
+    const before = '0000-01-01T00:00:00+01:00';
+    expect(await idsOf({ shipDateFrom: before })).toEqual(dated);
+    expect(await list({ shipDateBefore: before })).toMatchObject({ data: [], hasMore: false });
+    // The edges themselves are instants like any other.
+    expect(await idsOf({ shipDateFrom: '9999-12-31T23:59:59.999Z' })).toEqual([dated[2]]);
+    expect(await idsOf({ shipDateBefore: '0000-01-01T00:00:00.001Z' })).toEqual([dated[0]]);
+  });
+
+  it('takes a bound beyond them as the filter it is the same as, for the cursor too', async () => {
+    await addOrders(3, () => ({ petId: 1, shipDate: '2026-12-01T00:00:00.000Z' }));
+    const cursor = (await list({ limit: 1, shipDateBefore: '9999-12-31T23:00:00-01:00' })).nextCursor as string;
+    // Before an instant after every ship date is any ship date: from the first instant on.
+    expect((await list({ limit: 1, cursor, shipDateFrom: '0000-01-01T00:00:00Z' })).data).toHaveLength(1);
+    expect((await list({ limit: 1, cursor, shipDateBefore: '9999-12-31T23:59:60Z' })).data).toHaveLength(1);
+  });
+
+  it('answers a ship-date range that holds no instant at once, as the last page', async () => {
+    await addOrders(2, () => ({ petId: 1, shipDate: '2026-12-01T00:00:00.000Z' }));
+    for (const query of [
+      { shipDateFrom: '2026-12-02T00:00:00Z', shipDateBefore: '2026-12-01T00:00:00Z' },
+      { shipDateFrom: '2026-12-01T00:00:00Z', shipDateBefore: '2026-12-01T00:00:00Z' },
+    ]) {
+      expect(await list(query)).toMatchObject({ data: [], hasMore: false });
+    }
+  });
+});
+
+describe('v2 listOrders: the work of one page', () => {
+  it(`examines at most ${EXAMINED_PER_PAGE.toLocaleString('en')} orders: a page that finds no match among them is empty, with hasMore and a cursor past them`, async () => {
+    // Only the 7th and the one after twice the bound match complete=true.
+    const count = 2 * EXAMINED_PER_PAGE + 5;
+    const matching = [7, 2 * EXAMINED_PER_PAGE + 3];
+    const ids = await addOrders(count, (i) => ({ petId: 1, quantity: 1, complete: matching.includes(i + 1) }));
+    expect(ids.at(-1)).toBe(count);
+    const first = await list({ complete: true });
+    expect([first.data.map(({ id }) => id), first.hasMore]).toEqual([[7], true]);
+    const second = await list({ complete: true, cursor: first.nextCursor as string });
+    expect([second.data, second.hasMore]).toEqual([[], true]);
+    expect(second.response.headers.get('link')).toContain(`cursor=${second.nextCursor}`);
+    const third = await list({ complete: true, cursor: second.nextCursor as string });
+    expect([third.data.map(({ id }) => id), third.hasMore]).toEqual([[2 * EXAMINED_PER_PAGE + 3], false]);
+    // A walk still lists every match once, and a page whose orders all match is still full.
+    expect((await walk({ complete: true, limit: 1 })).map(({ id }) => id)).toEqual(matching);
+    expect((await list({ complete: false, limit: 1_000 })).data).toHaveLength(1_000);
   });
 });
 
