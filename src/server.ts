@@ -1,4 +1,5 @@
-// Runs the server as a process: config → store → app → listen, and a graceful stop on SIGTERM or SIGINT.
+// Runs the server as a process: config → store → app → listen, and a graceful stop on SIGTERM, SIGINT or
+// SIGHUP.
 import cluster from 'node:cluster';
 import { getSystemErrorMap } from 'node:util';
 import type { FastifyInstance } from 'fastify';
@@ -11,7 +12,7 @@ import { openStore } from './store/open.js';
 import type { AdminStore } from './store/store.js';
 import { chooseLogFormat, logDestination } from './telemetry/logOutput.js';
 import { announceListening, warnIfMetricsOpen } from './telemetry/startup.js';
-import { type StopMessage, WORKER_READY } from './workerMessages.js';
+import { STOP_SIGNALS, type StopMessage, WORKER_READY } from './workerMessages.js';
 
 export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfigOrExit(env);
@@ -34,8 +35,7 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
 
   const stop = stopOnSignal(app, store, config.stopTimeoutMs);
   // Node passes a signal's listener its number as a second argument: `stop` must not take it for `from`.
-  process.on('SIGTERM', (signal) => stop(signal));
-  process.on('SIGINT', (signal) => stop(signal));
+  for (const name of STOP_SIGNALS) process.on(name, (signal) => stop(signal));
   await listen(app, store, config);
   if (cluster.isWorker) followPrimary(stop);
 }
