@@ -14,7 +14,7 @@ const FIRST_RETRY_MS = 100;
 /** This many workers in a row that exit before they listen, with none listening in between, stop it all. */
 const START_FAILURES_LIMIT = 5;
 /** The primary's own deadline, beyond the workers' STOP_TIMEOUT_MS, for a worker that never exits. */
-const STOP_GRACE_MS = 2_000;
+export const STOP_GRACE_MS = 2_000;
 
 /** Each worker runs the entry of `npm start`, which finds itself a worker and runs the server. */
 const WORKER_ENTRY = fileURLToPath(new URL('./main.js', import.meta.url));
