@@ -7,6 +7,7 @@ import { buildApp } from './app.js';
 import { type Config, describeDatabase } from './config.js';
 import { loadContracts } from './contract/document.js';
 import { exitWith, loadConfigOrExit } from './exit.js';
+import type { MigrationListener, SchemaMigration } from './store/migrations.js';
 import { SERVER_BUSY_TIMEOUT_MS } from './store/sqlite/open.js';
 import { openStore } from './store/open.js';
 import type { AdminStore } from './store/store.js';
@@ -17,7 +18,9 @@ import { STOP_SIGNALS, type StopMessage, WORKER_READY } from './workerMessages.j
 export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfigOrExit(env);
   const contracts = loadContracts();
-  const store = await openConfiguredStore(config);
+  // Logged once the app, and so the log, exists.
+  const migrations: SchemaMigration[] = [];
+  const store = await openConfiguredStore(config, (migration) => migrations.push(migration));
   const app = await buildApp({
     contracts,
     store,
@@ -29,6 +32,10 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
     deprecatedCallsFlushMs: config.deprecatedCallsFlushMs,
     corsOrigins: config.corsOrigins,
   });
+  for (const { from, to } of migrations) {
+    if (from === 0) app.log.info({ version: to }, 'schema created');
+    else app.log.info({ from, to }, 'schema migrated');
+  }
   const settings = store.describe();
   app.log.info({ database: describeDatabase(config.database), ...settings }, 'database opened');
   if (settings.writable === false) app.log.warn('the database is read-only: reads are served, writes answer 503');
@@ -51,7 +58,7 @@ function followPrimary(stop: (signal: NodeJS.Signals, from: 'primary') => void) 
   process.send?.(WORKER_READY);
 }
 
-async function openConfiguredStore(config: Config): Promise<AdminStore> {
+async function openConfiguredStore(config: Config, onMigrated: MigrationListener): Promise<AdminStore> {
   try {
     return await openStore(config.database, {
       synchronous: config.synchronous,
@@ -61,6 +68,7 @@ async function openConfiguredStore(config: Config): Promise<AdminStore> {
       poolSize: config.poolSize,
       queryTimeoutMs: config.queryTimeoutMs,
       create: false,
+      onMigrated,
     });
   } catch (error) {
     const database = describeDatabase(config.database);
