@@ -198,6 +198,7 @@ export const MIGRATIONS: readonly string[] = [
 export async function migrate(pool: Pool, onMigrated?: MigrationListener): Promise<void> {
   const client = await pool.connect();
   let failure: unknown;
+  let from: number;
   try {
     await client.query('BEGIN');
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('store-orders schema_migrations'))`);
@@ -207,6 +208,7 @@ export async function migrate(pool: Pool, onMigrated?: MigrationListener): Promi
       `SELECT max(version) AS version FROM schema_migrations`,
     );
     const version = rows[0]?.version ?? 0;
+    from = version;
     if (version > MIGRATIONS.length) {
       throw new Error(
         `schema version ${version} is newer than this build knows (${MIGRATIONS.length}); upgrade store-orders`,
@@ -217,8 +219,6 @@ export async function migrate(pool: Pool, onMigrated?: MigrationListener): Promi
       await client.query(`INSERT INTO schema_migrations (version) VALUES ($1)`, [next + 1]);
     }
     await client.query('COMMIT');
-    // Only now: the migrations are one transaction, and one that fails leaves none of them applied.
-    reportMigrations(version, MIGRATIONS.length, onMigrated);
   } catch (error) {
     failure = error;
     await client.query('ROLLBACK').catch(() => undefined);
@@ -227,4 +227,6 @@ export async function migrate(pool: Pool, onMigrated?: MigrationListener): Promi
     // A client that failed may have lost its connection: the pool must not hand it out again.
     client.release(failure instanceof Error ? failure : undefined);
   }
+  // Only now: the migrations are one transaction, and one that fails leaves none of them applied.
+  reportMigrations(from, MIGRATIONS.length, onMigrated);
 }
