@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { STOP_GRACE_MS } from '../../src/workers.js';
 import { freePort, runCli } from '../support/processes.js';
@@ -104,6 +104,9 @@ interface LogLine {
 
 let folder: string;
 let started: number | undefined;
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), 'store-orders-supervised-'));
+});
 afterEach(() => {
   // Whatever a failed test left in the supervised process group.
   try {
@@ -244,7 +247,7 @@ async function superviseAndStop(supervised: Supervised, workers: number): Promis
 describe('under a supervisor', () => {
   it('the systemd unit and the Dockerfile run the same commands: init, then the server as the signalled process', () => {
     const unit = systemdUnit();
-    const image = dockerImage((folder = mkdtempSync(join(tmpdir(), 'store-orders-supervised-'))));
+    const image = dockerImage(folder);
     const unitCommand = (command: string[]) => ['node', ...command.slice(1)].join(' ');
     const script = `${unit.before.map(unitCommand).join(' && ')} && exec ${unitCommand(unit.main)}`;
     expect(image.main).toEqual(['sh', '-c', script]);
@@ -253,7 +256,6 @@ describe('under a supervisor', () => {
   });
 
   it('gives a stop time beyond what a stop may take, and signals the server alone', () => {
-    folder = mkdtempSync(join(tmpdir(), 'store-orders-supervised-'));
     const mayTakeMs = loadConfig({}).stopTimeoutMs + STOP_GRACE_MS;
     const { settings, stopSignal } = systemdUnit();
     expect(stopSignal).toBe('SIGTERM');
@@ -271,7 +273,6 @@ describe('under a supervisor', () => {
     ['the Dockerfile', 1, 'docker'],
     ['the Dockerfile', 2, 'docker'],
   ] as const)('%s with WORKERS=%i: the stop signal answers the request in flight and leaves nothing behind', async (_name, workers, kind) => {
-    folder = mkdtempSync(join(tmpdir(), 'store-orders-supervised-'));
     await superviseAndStop(kind === 'systemd' ? systemdUnit() : dockerImage(folder), workers);
   }, 60_000);
 });
