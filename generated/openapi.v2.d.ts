@@ -405,7 +405,7 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
-         * @description Identifies this request in the server's logs. An incoming `X-Request-Id` of 1 to 128 characters from `[A-Za-z0-9._:-]` is echoed; otherwise a new one is made.
+         * @description Identifies this request in the server's logs. An incoming `X-Request-Id` of 1 to 128 characters from `[A-Za-z0-9._:-]` is echoed, unless it holds `sok_` in any case (it may be an API key, which is never logged); otherwise a new one is made.
          * @example 6f1c9a52-7a5e-4b0e-9a43-02d1b4e0b0f3
          */
         RequestId: string;

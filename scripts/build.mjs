@@ -9,7 +9,7 @@
 // sources). The stamp is removed before building, so a build that fails leaves none.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -101,11 +101,6 @@ function build(inputs) {
   try {
     run('node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json');
     run('scripts/build-contract.mjs');
-    // tsc writes files without the execute bit, and npm marks a package's own bin executable only when it
-    // installs it: without this, `npx store-orders` on a fresh clone is "Permission denied".
-    for (const bin of Object.values(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).bin)) {
-      chmodSync(join(root, bin), 0o755);
-    }
   } catch (error) {
     // The step has printed its errors; a stack trace of this script would only bury them.
     process.exit(error.status ?? 1);

@@ -1,4 +1,5 @@
-// Runs the server as a process: config → store → app → listen, and a graceful stop on SIGTERM or SIGINT.
+// Runs the server as a process: config → store → app → listen, and a graceful stop on SIGTERM, SIGINT or
+// SIGHUP.
 import cluster from 'node:cluster';
 import { getSystemErrorMap } from 'node:util';
 import type { FastifyInstance } from 'fastify';
@@ -6,17 +7,20 @@ import { buildApp } from './app.js';
 import { type Config, describeDatabase } from './config.js';
 import { loadContracts } from './contract/document.js';
 import { exitWith, loadConfigOrExit } from './exit.js';
+import type { MigrationListener, SchemaMigration } from './store/migrations.js';
 import { SERVER_BUSY_TIMEOUT_MS } from './store/sqlite/open.js';
 import { openStore } from './store/open.js';
 import type { AdminStore } from './store/store.js';
 import { chooseLogFormat, logDestination } from './telemetry/logOutput.js';
 import { announceListening, warnIfMetricsOpen } from './telemetry/startup.js';
-import { type StopMessage, WORKER_READY } from './workerMessages.js';
+import { STOP_SIGNALS, type StopMessage, WORKER_READY } from './workerMessages.js';
 
 export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfigOrExit(env);
   const contracts = loadContracts();
-  const store = await openConfiguredStore(config);
+  // Logged once the app, and so the log, exists.
+  const migrations: SchemaMigration[] = [];
+  const store = await openConfiguredStore(config, (migration) => migrations.push(migration));
   const app = await buildApp({
     contracts,
     store,
@@ -28,14 +32,17 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
     deprecatedCallsFlushMs: config.deprecatedCallsFlushMs,
     corsOrigins: config.corsOrigins,
   });
+  for (const { from, to } of migrations) {
+    if (from === 0) app.log.info({ version: to }, 'schema created');
+    else app.log.info({ from, to }, 'schema migrated');
+  }
   const settings = store.describe();
   app.log.info({ database: describeDatabase(config.database), ...settings }, 'database opened');
   if (settings.writable === false) app.log.warn('the database is read-only: reads are served, writes answer 503');
 
   const stop = stopOnSignal(app, store, config.stopTimeoutMs);
   // Node passes a signal's listener its number as a second argument: `stop` must not take it for `from`.
-  process.on('SIGTERM', (signal) => stop(signal));
-  process.on('SIGINT', (signal) => stop(signal));
+  for (const name of STOP_SIGNALS) process.on(name, (signal) => stop(signal));
   await listen(app, store, config);
   if (cluster.isWorker) followPrimary(stop);
 }
@@ -51,7 +58,7 @@ function followPrimary(stop: (signal: NodeJS.Signals, from: 'primary') => void) 
   process.send?.(WORKER_READY);
 }
 
-async function openConfiguredStore(config: Config): Promise<AdminStore> {
+async function openConfiguredStore(config: Config, onMigrated: MigrationListener): Promise<AdminStore> {
   try {
     return await openStore(config.database, {
       synchronous: config.synchronous,
@@ -61,6 +68,7 @@ async function openConfiguredStore(config: Config): Promise<AdminStore> {
       poolSize: config.poolSize,
       queryTimeoutMs: config.queryTimeoutMs,
       create: false,
+      onMigrated,
     });
   } catch (error) {
     const database = describeDatabase(config.database);

@@ -1,4 +1,5 @@
-// What a worker and its primary (workers.ts) tell each other over the cluster's channel.
+// What a worker and its primary (workers.ts) tell each other over the cluster's channel, and the signals
+// on which either stops.
 
 /** From a worker: it listens, and so serves. */
 export const WORKER_READY = 'store-orders:listening';
@@ -7,3 +8,9 @@ export const WORKER_READY = 'store-orders:listening';
 export interface StopMessage {
   stop: NodeJS.Signals;
 }
+
+/**
+ * The signals on which a server, or the primary of the workers, stops gracefully. SIGHUP (a terminal that
+ * closes) is one: there is no reload, and its default would end the process with no stop at all.
+ */
+export const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const satisfies readonly NodeJS.Signals[];

@@ -1,20 +1,20 @@
 // WORKERS=N (or `store-orders serve --workers N`): N server processes on one port, with node:cluster, so
 // that one machine's every core serves. The primary opens neither the store nor the app: it starts the
 // workers, each of them the single server of server.ts, replaces one that dies, and stops them all on
-// SIGTERM or SIGINT. WORKERS=1 (the default) is that single server in this process, with no primary.
+// SIGTERM, SIGINT or SIGHUP. WORKERS=1 (the default) is that single server in this process, with no primary.
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config.js';
 import { loadConfigOrExit } from './exit.js';
 import { type PrimaryLog, primaryLog } from './telemetry/primaryLog.js';
-import { type StopMessage, WORKER_READY } from './workerMessages.js';
+import { STOP_SIGNALS, type StopMessage, WORKER_READY } from './workerMessages.js';
 
 /** A worker that exits before it listens is started again after this, doubled for each such exit in a row. */
 const FIRST_RETRY_MS = 100;
 /** This many workers in a row that exit before they listen, with none listening in between, stop it all. */
 const START_FAILURES_LIMIT = 5;
 /** The primary's own deadline, beyond the workers' STOP_TIMEOUT_MS, for a worker that never exits. */
-const STOP_GRACE_MS = 2_000;
+export const STOP_GRACE_MS = 2_000;
 
 /** Each worker runs the entry of `npm start`, which finds itself a worker and runs the server. */
 const WORKER_ENTRY = fileURLToPath(new URL('./main.js', import.meta.url));
@@ -35,8 +35,7 @@ function supervise(config: Config, env: NodeJS.ProcessEnv): void {
   cluster.setupPrimary({ exec: WORKER_ENTRY, args: [] });
   const supervisor = new Supervisor(config, env, primaryLog(config));
   cluster.on('exit', (worker, code, signal) => supervisor.exited(worker, code, signal));
-  process.on('SIGTERM', (signal) => supervisor.stop(signal));
-  process.on('SIGINT', (signal) => supervisor.stop(signal));
+  for (const name of STOP_SIGNALS) process.on(name, (signal) => supervisor.stop(signal));
   supervisor.log.info('starting the workers', { workers: config.workers });
   supervisor.start();
 }

@@ -183,7 +183,7 @@ describe('WORKERS=2', () => {
     expect(acknowledged.filter((id) => !kept.has(id))).toEqual([]);
   });
 
-  it('stops every worker on SIGTERM once each has answered its requests in flight, then exits 0', async () => {
+  it.each(['SIGTERM', 'SIGHUP'] as const)('stops every worker on %s once each has answered its requests in flight, then exits 0', async (signal) => {
     const { server, key } = await startWorkers();
     const { port } = new URL(server.baseUrl);
     // Requests whose bodies are still arriving when the signal comes, on connections of both workers.
@@ -212,7 +212,7 @@ describe('WORKERS=2', () => {
     const holders = new Set(slow.map(({ id }) => incoming.find((line) => line.reqId === id)?.pid));
     expect([...holders].sort()).toEqual(workerPids(server).sort());
 
-    server.child.kill('SIGTERM');
+    server.child.kill(signal);
     const stopping = (lines: LogLine[]) =>
       new Set(lines.filter((line) => line.msg.startsWith('stopping: no new connections')).map((line) => line.pid));
     await untilLogged(server, (lines) => stopping(lines).size === 2);
@@ -221,14 +221,22 @@ describe('WORKERS=2', () => {
     expect(answers).toEqual(slow.map(() => ({ status: 202, connection: 'close' })));
     const finished = await server.finished;
     expect(finished.code).toBe(0);
+    const primary = logLines({ ...server, output: finished }).filter((line) => line.pid === server.child.pid);
+    expect(primary.filter((line) => line.msg.startsWith('stopping'))).toEqual([
+      expect.objectContaining({ signal, workers: 2 }),
+    ]);
+    expect(primary.at(-1)?.msg).toBe('stopped');
     const stored = JSON.parse((await runCli(['messages', 'list'], scratch.env)).stdout) as { message: string }[];
     expect(stored.map(({ message }) => message).sort()).toEqual(slow.map(({ id }) => id));
   });
 
-  it('takes a Ctrl-C at a terminal, which signals the primary and every worker, as one graceful stop', async () => {
+  it.each([
+    ['a Ctrl-C', 'SIGINT'],
+    ['a hang-up', 'SIGHUP'],
+  ] as const)('takes %s at a terminal, which signals the primary and every worker, as one graceful stop', async (_name, signal) => {
     const { server } = await startWorkers();
     const workers = workerPids(server);
-    for (const pid of [server.child.pid as number, ...workers]) process.kill(pid, 'SIGINT');
+    for (const pid of [server.child.pid as number, ...workers]) process.kill(pid, signal);
     const finished = await server.finished;
     expect(finished.code).toBe(0);
     const lines = logLines({ ...server, output: finished });

@@ -20,10 +20,10 @@ export const COMMANDS: Record<string, Entry> = {
     usage: 'serve [--workers N]',
     summary: 'run the API server (as npm start does); the database must exist',
     description:
-      'Runs the API server, configured by the environment as `npm start` is, until SIGTERM or SIGINT.\n' +
-      'The database must exist: create it with `store-orders init`.\n' +
+      'Runs the API server, configured by the environment as `npm start` is, until SIGTERM, SIGINT\n' +
+      'or SIGHUP. The database must exist: create it with `store-orders init`.\n' +
       '--workers N runs N server processes on one port (default: WORKERS, else 1); one that dies is\n' +
-      'replaced, and SIGTERM or SIGINT stops them all gracefully.',
+      'replaced, and SIGTERM, SIGINT or SIGHUP stops them all gracefully.',
     run: async (context, args) => {
       const { workers } = onlyOptions(args, { workers: 'string' });
       try {

@@ -2,6 +2,7 @@
 // Reading the arguments themselves is args.ts.
 import { describeDatabase, loadDatabase, loadSynchronous } from '../config.js';
 import { openStore as openAnyStore } from '../store/open.js';
+import type { SchemaMigration } from '../store/migrations.js';
 import type { AdminStore } from '../store/store.js';
 
 /** A refusal the user can fix; printed as one line, exit status 1. */
@@ -31,11 +32,16 @@ export interface CliContext {
  * Opens the database at DATABASE_URL. Only `init` creates it: any other command on a missing file refuses
  * with the server's own message, rather than write to an empty new database at a mistyped path.
  */
-export async function openStore({ env }: CliContext, { create = false } = {}): Promise<AdminStore> {
+export async function openStore({ env, note }: CliContext, { create = false } = {}): Promise<AdminStore> {
   const database = loadDatabase(env);
   const synchronous = loadSynchronous(env);
+  // Any command migrates an older schema, after which older builds refuse the database: say so. A new
+  // database's schema goes unsaid: init's own line tells of it.
+  const onMigrated = ({ from, to }: SchemaMigration) => {
+    if (from > 0) note(`Migrated the schema from version ${from} to ${to}.`);
+  };
   try {
-    return await openAnyStore(database, { synchronous, create });
+    return await openAnyStore(database, { synchronous, create, onMigrated });
   } catch (error) {
     throw new CliError(`cannot open database ${describeDatabase(database)}: ${(error as Error).message}`);
   }

@@ -1,6 +1,7 @@
 // The one way to a store: DATABASE_URL picks the backend. The server, the CLI, the bench and the tests all
 // open theirs here.
 import type { DatabaseLocation } from '../databaseUrl.js';
+import type { MigrationListener } from './migrations.js';
 import type { SynchronousMode } from './sqlite/open.js';
 import { openSqliteStore } from './sqlite/sqliteStore.js';
 import type { AdminStore } from './store.js';
@@ -26,6 +27,8 @@ export interface StoreOptions {
   /** Lists longer than this are streamed rather than held in memory. */
   streamOrdersAbove?: number;
   now?: () => Date;
+  /** Told of each schema migration applied as the store opens (none when it is up to date), in order. */
+  onMigrated?: MigrationListener;
 }
 
 /** Opens the store and brings its schema up to date; a failure to open rejects. */

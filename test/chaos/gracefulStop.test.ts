@@ -1,5 +1,5 @@
-// Graceful stop: on SIGTERM the server takes no new connections, finishes every request in flight with its
-// normal answer, and exits 0. A second signal, or the stop deadline, ends it at once.
+// Graceful stop: on SIGTERM (or SIGHUP) the server takes no new connections, finishes every request in flight
+// with its normal answer, and exits 0. A second signal, or the stop deadline, ends it at once.
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -53,6 +53,29 @@ function sendOnNewConnection(message: string): Promise<Outcome> {
       .on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }))
       .end(body);
   });
+}
+
+/** A sendMessage whose body is still arriving: it stays in flight until `finish` sends the rest. */
+function sendSlowly(message: string): { answer: Promise<Outcome>; finish: () => void } {
+  const { port } = new URL(server.baseUrl);
+  const body = JSON.stringify({ message });
+  const sending = request({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: '/v1/messages',
+    agent: false,
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': body.length },
+  });
+  const answer = new Promise<Outcome>((resolve) => {
+    sending.on('response', (response) => {
+      response.resume();
+      response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
+    });
+    sending.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+  });
+  sending.write(body.slice(0, 5));
+  return { answer, finish: () => sending.end(body.slice(5)) };
 }
 
 /** Resolves once the server has logged `count` received requests: they are in flight, not on the wire. */
@@ -158,5 +181,27 @@ describe('SIGTERM', () => {
     for (const outcome of await outcomes) expect(outcome).not.toHaveProperty('status');
     await holder.released;
     expect(storedMessages()).toBe(0);
+  });
+});
+
+describe('SIGHUP', () => {
+  it('stops gracefully, as SIGTERM does: the request in flight is answered, then "stopped", exit 0', async () => {
+    server = await spawnServer({ DATABASE_URL: dbPath, LOG_FORMAT: 'json' }, { init: false });
+    const slow = sendSlowly('in flight');
+    await untilReceived(1);
+    server.child.kill('SIGHUP');
+    await untilRefused();
+    slow.finish();
+    expect(await slow.answer).toEqual({ status: 202 });
+    const finished = await server.finished;
+    expect(finished).toMatchObject({ code: 0, signal: null });
+    const lines = finished.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg: string; signal?: string });
+    const stopping = lines.findIndex((line) => line.msg.startsWith('stopping: no new connections'));
+    expect(lines[stopping]).toMatchObject({ signal: 'SIGHUP' });
+    expect(lines.findIndex((line) => line.msg === 'stopped')).toBeGreaterThan(stopping);
+    expect(storedMessages()).toBe(1);
   });
 });

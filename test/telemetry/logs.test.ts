@@ -1,12 +1,14 @@
 // What the server process writes for a person to read: its log lines in either format, the start-up line
-// at any level, the warning for metrics open beyond loopback, and the stop messages in their order.
+// at any level, the warning for metrics open beyond loopback, the stop messages in their order, and the
+// request ids they carry.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/version.js';
-import { type ServerProcess, spawnServer } from '../support/processes.js';
+import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
 
 const BUSY_THREADPOOL = fileURLToPath(new URL('../support/busyThreadpool.mjs', import.meta.url));
 
@@ -153,5 +155,71 @@ describe('metrics beyond loopback', () => {
     const { stdout } = await stop(server);
     expect(stdout).not.toContain('METRICS_TOKEN');
     expect(jsonLines(stdout).filter((line) => line.level === 40)).toEqual([]);
+  });
+});
+
+describe('request ids', () => {
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  /** Every 8-character piece of a key: none may be logged. */
+  const piecesOf = (key: string) => Array.from({ length: key.length - 7 }, (_, i) => key.slice(i, i + 8));
+
+  /** A request written on a socket of its own, for what fetch will not send; resolves with the reply's X-Request-Id. */
+  function rawRequestId(baseUrl: string, text: string): Promise<string | undefined> {
+    return new Promise((resolve, reject) => {
+      let reply = '';
+      const socket = connect(Number(new URL(baseUrl).port), '127.0.0.1', () => socket.write(text));
+      socket.on('data', (chunk) => {
+        reply += String(chunk);
+      });
+      socket.on('close', () => resolve(/\r\nx-request-id: ([^\r]*)\r\n/i.exec(reply)?.[1]));
+      socket.on('error', reject);
+    });
+  }
+
+  it('answers and logs a new id for an X-Request-Id that may be a key, and no 8-character piece of the key', async () => {
+    const server = await start({ LOG_LEVEL: 'trace', LOG_FORMAT: 'json', METRICS_PORT: '0' });
+    const created = await runCli(['keys', 'create', '--account', 'acme'], { DATABASE_URL: join(folder, 'store.db') });
+    const key = created.stdout.trim();
+    const metricsUrl = /metrics (http:\/\/\S+\/metrics)/.exec(server.output.stdout)?.[1] as string;
+    expect(metricsUrl).not.toContain(server.baseUrl);
+    const auth = { Authorization: `Bearer ${key}` };
+    const json = { ...auth, 'Content-Type': 'application/json' };
+    const given: string[] = [];
+    for (const id of [key, `trace-${key}-7`, key.toUpperCase(), `SoK_${key.slice(4)}`]) {
+      const requests: [string, RequestInit][] = [
+        [`${server.baseUrl}/v1/store/orders`, { headers: auth }],
+        [`${server.baseUrl}/v2/store/orders`, { headers: auth }],
+        [`${server.baseUrl}/v1/messages`, { method: 'POST', headers: json, body: '{"message":"hi"}' }],
+        [`${server.baseUrl}/v1/store/orders/1`, { method: 'DELETE' }],
+        [`${server.baseUrl}/healthz`, {}],
+        [`${server.baseUrl}/nope`, {}],
+      ];
+      for (const [url, init] of requests) {
+        const response = await fetch(url, { ...init, headers: { ...init.headers, 'X-Request-Id': id } });
+        await response.arrayBuffer();
+        given.push(response.headers.get('x-request-id') ?? '');
+      }
+      // The metrics listener logs nothing, but answers with an id too.
+      const scrape = await fetch(metricsUrl, { headers: { 'X-Request-Id': id } });
+      await scrape.arrayBuffer();
+      expect(scrape.headers.get('x-request-id')).toMatch(UUID);
+      // Answered outside Fastify, by Node's own events.
+      const head = `Host: x\r\nX-Request-Id: ${id}\r\n`;
+      given.push((await rawRequestId(server.baseUrl, `CONNECT x:443 HTTP/1.1\r\n${head}\r\n`)) ?? '');
+      const expecting = `POST /v1/messages HTTP/1.1\r\n${head}Expect: later\r\nContent-Length: 2\r\n\r\n{}`;
+      given.push((await rawRequestId(server.baseUrl, expecting)) ?? '');
+    }
+    // An ordinary id is still echoed and logged.
+    const ordinary = await fetch(`${server.baseUrl}/healthz`, { headers: { 'X-Request-Id': 'trace-42' } });
+    expect(ordinary.headers.get('x-request-id')).toBe('trace-42');
+
+    const { stdout, stderr } = await stop(server);
+    expect(given).toHaveLength(32);
+    for (const id of given) expect(id).toMatch(UUID);
+    expect(new Set(given).size).toBe(given.length);
+    const logged = new Set(jsonLines(stdout).map((line) => line.reqId));
+    expect(given.filter((id) => !logged.has(id))).toEqual([]);
+    expect(logged).toContain('trace-42');
+    for (const piece of [...piecesOf(key), ...piecesOf(key.toUpperCase())]) expect(stdout + stderr).not.toContain(piece);
   });
 });

@@ -18,6 +18,7 @@ import type {
   TelemetryAdmin,
   TelemetryStore,
 } from '../store.js';
+import type { MigrationListener } from '../migrations.js';
 import { Accounts } from './accounts.js';
 import { guarded } from './errors.js';
 import { Messages } from './messages.js';
@@ -38,6 +39,8 @@ export interface PostgresStoreOptions extends Partial<OrderListOptions> {
   queryTimeoutMs?: number;
   maxStreamedLists?: number;
   now?: () => Date;
+  /** Told of each schema migration this process applied, once they are committed. */
+  onMigrated?: MigrationListener;
 }
 
 /** bigint ids and counts as numbers: ids are issued from 1 up and stay far below 2^53. */
@@ -84,7 +87,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   pool.on('error', () => {});
 
   try {
-    await migrateOnce(config);
+    await migrateOnce(config, options.onMigrated);
     const { rows } = await pool.query<{ database_id: string; read_only: string; version: string }>(
       `SELECT database_id, current_setting('transaction_read_only') AS read_only,
          current_setting('server_version') AS version FROM store_identity`,
@@ -111,11 +114,11 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
 }
 
 /** On a connection of its own, without the requests' time-out: waiting for another server's migration counts. */
-async function migrateOnce(config: pg.PoolConfig): Promise<void> {
+async function migrateOnce(config: pg.PoolConfig, onMigrated: MigrationListener | undefined): Promise<void> {
   const pool = new pg.Pool({ ...config, max: 1 });
   pool.on('error', () => {});
   try {
-    await migrate(pool);
+    await migrate(pool, onMigrated);
   } finally {
     await pool.end();
   }

@@ -2,6 +2,7 @@
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { type MigrationListener, reportMigrations } from '../migrations.js';
 import { MIGRATIONS } from './migrations.js';
 
 /** How long a statement blocks the thread waiting for another process's lock (the CLI's default). */
@@ -29,11 +30,13 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
   /** False: a missing file is an error, not a new empty database (the server's rule). */
   create?: boolean;
+  /** Told of each schema migration applied, once they are committed. */
+  onMigrated?: MigrationListener;
 }
 
 export function openDatabase(
   path: string,
-  { synchronous, busyTimeoutMs = BUSY_TIMEOUT_MS, create = true }: OpenOptions,
+  { synchronous, busyTimeoutMs = BUSY_TIMEOUT_MS, create = true, onMigrated }: OpenOptions,
 ): Database.Database {
   if (create) mkdirSync(dirname(path), { recursive: true });
   else if (isMissing(path)) {
@@ -56,7 +59,7 @@ export function openDatabase(
     }
     db.pragma('foreign_keys = ON');
     db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
-    migrate(db, path);
+    migrate(db, path, onMigrated);
     return db;
   } catch (error) {
     db.close();
@@ -91,10 +94,10 @@ export function isWritable(path: string): boolean {
   }
 }
 
-function migrate(db: Database.Database, path: string): void {
+function migrate(db: Database.Database, path: string, onMigrated: MigrationListener | undefined): void {
   // Read first: an up-to-date file that is read-only can still be served for reads.
   if ((db.pragma('user_version', { simple: true }) as number) === MIGRATIONS.length) return;
-  const apply = db.transaction(() => {
+  const apply = db.transaction((): number => {
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > MIGRATIONS.length) {
       throw new DatabaseOpenError(
@@ -105,7 +108,10 @@ function migrate(db: Database.Database, path: string): void {
       db.exec(MIGRATIONS[next] as string);
       db.pragma(`user_version = ${next + 1}`);
     }
+    return version;
   });
   // IMMEDIATE: a server and a CLI starting together must not both try to migrate.
-  apply.immediate();
+  const from = apply.immediate();
+  // Only now: the migrations are one transaction, and one that fails leaves none of them applied.
+  reportMigrations(from, MIGRATIONS.length, onMigrated);
 }
