@@ -61,7 +61,7 @@ function systemdUnit(): Supervised & { settings: Map<string, string[]> } {
 
 /** The Dockerfile's last stage: its instructions, continuation lines joined. */
 function imageStage(): { instructions: (name: string) => string[]; text: string } {
-  const text = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const text = readFileSync(join(root, 'docs', 'Dockerfile'), 'utf8');
   const lines = text
     .replace(/\\\n/g, ' ')
     .split('\n')

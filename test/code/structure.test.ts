@@ -67,3 +67,38 @@ describe('the source tree', () => {
     expect(wrong).toEqual([]);
   });
 });
+
+describe('the repository', () => {
+  // The layout every checkout, the package and the docs rely on: nothing else at the top but dotfiles.
+  const LAYOUT = [
+    'openapi.yaml',
+    'openapi.v2.yaml',
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'eslint.config.js',
+    'vitest.config.ts',
+    'redocly.yaml',
+    'README.md',
+    'CHANGELOG.md',
+    'SECURITY.md',
+    'LICENSE',
+    'src',
+    'generated',
+    'scripts',
+    'test',
+    'docs',
+    'bench',
+  ];
+  // What a build, an install or a test run leaves in a checkout, which git ignores.
+  const MADE_HERE = ['node_modules', 'dist', 'data', 'coverage', 'test-artifacts'];
+
+  it('keeps its fixed top-level layout', () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const extra = readdirSync(root).filter(
+      (name) => !name.startsWith('.') && !LAYOUT.includes(name) && !MADE_HERE.includes(name),
+    );
+    expect(extra).toEqual([]);
+  });
+});

@@ -152,7 +152,7 @@ describe('the packed store-orders, installed into an empty folder', () => {
       expect.arrayContaining([
         'openapi.yaml',
         'openapi.v2.yaml',
-        'bin/store-orders.js',
+        'scripts/store-orders.js',
         'dist/cli/main.js',
         'dist/main.js',
         'generated/scalar-api-reference/standalone.js',

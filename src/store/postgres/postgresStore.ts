@@ -4,15 +4,12 @@
 import pg from 'pg';
 import type {
   AdminStore,
-  DeprecatedCallListing,
-  DeprecatedCalls,
   KeyAdmin,
   KeyStore,
   MessageAdmin,
   MessageStore,
   OrderAdmin,
   OrderStore,
-  Pet,
   PetAdmin,
   PetStore,
   TelemetryAdmin,
@@ -20,11 +17,13 @@ import type {
 } from '../store.js';
 import type { MigrationListener } from '../migrations.js';
 import { Accounts } from './accounts.js';
+import { DeprecatedCallLog } from './deprecatedCalls.js';
 import { guarded } from './errors.js';
 import { Messages } from './messages.js';
 import { migrate } from './migrations.js';
 import { type OrderListOptions, Orders } from './orders.js';
 import { OrderListReaders } from './orderStream.js';
+import { Pets } from './pets.js';
 
 export interface PostgresStoreOptions extends Partial<OrderListOptions> {
   /** Connections to PostgreSQL this process may hold for requests (long lists have their own). */
@@ -155,6 +154,8 @@ export class PostgresStore implements AdminStore {
     const orders = new Orders(pool, readers, now, databaseId, { streamOrdersAbove, writeBudgetMs });
     const messages = new Messages(pool, writeBudgetMs);
     const accounts = new Accounts(pool, now);
+    const pets = new Pets(pool, now);
+    const deprecatedCalls = new DeprecatedCallLog(pool);
     this.#pool = pool;
     this.#readers = readers;
     this.#settings = settings;
@@ -169,9 +170,8 @@ export class PostgresStore implements AdminStore {
       listAllOrders: (filter) => guarded(() => orders.listAll(filter)),
     };
     this.pets = {
-      findPet: (petId) => guarded(() => this.#findPet(petId)),
-      addPet: (name) => guarded(() => this.#one<Pet>(
-        `INSERT INTO pets (name, created_at) VALUES ($1, $2) RETURNING id, name`, [name, now()])),
+      findPet: (petId) => guarded(() => pets.find(petId)),
+      addPet: (name) => guarded(() => pets.add(name)),
     };
     this.messages = {
       enqueueMessage: (message) => guarded(() => messages.enqueue(message)),
@@ -190,8 +190,8 @@ export class PostgresStore implements AdminStore {
     this.telemetry = {
       countOrdersByStatus: () => guarded(() => orders.countByStatus()),
       countQueuedMessages: () => guarded(() => messages.countQueued()),
-      recordDeprecatedCalls: (calls) => guarded(() => this.#recordDeprecatedCalls(calls)),
-      listDeprecatedCalls: () => guarded(() => this.#listDeprecatedCalls()),
+      recordDeprecatedCalls: (calls) => guarded(() => deprecatedCalls.record(calls)),
+      listDeprecatedCalls: () => guarded(() => deprecatedCalls.list()),
     };
   }
 
@@ -210,46 +210,5 @@ export class PostgresStore implements AdminStore {
 
   describe(): Record<string, string | boolean> {
     return { backend: 'postgres', ...this.#settings };
-  }
-
-  async #one<T extends object>(text: string, values: unknown[]): Promise<T> {
-    const { rows } = await this.#pool.query<T>(text, values);
-    return rows[0] as T;
-  }
-
-  async #findPet(petId: number): Promise<Pet | undefined> {
-    if (!Number.isSafeInteger(petId)) return undefined;
-    const { rows } = await this.#pool.query<Pet>(`SELECT id, name FROM pets WHERE id = $1`, [petId]);
-    return rows[0];
-  }
-
-  /** Times are ISO 8601 in UTC, so least and greatest compare them as text. */
-  async #recordDeprecatedCalls(calls: readonly DeprecatedCalls[]): Promise<void> {
-    if (calls.length === 0) return;
-    await this.#pool.query(
-      `INSERT INTO deprecated_calls (operation_id, account_id, first_call_at, last_call_at, call_count)
-       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[])
-       ON CONFLICT (operation_id, account_id) DO UPDATE SET
-         first_call_at = least(deprecated_calls.first_call_at, excluded.first_call_at),
-         last_call_at = greatest(deprecated_calls.last_call_at, excluded.last_call_at),
-         call_count = deprecated_calls.call_count + excluded.call_count`,
-      [
-        calls.map((call) => call.operationId),
-        calls.map((call) => call.accountId),
-        calls.map((call) => call.firstCallAt),
-        calls.map((call) => call.lastCallAt),
-        calls.map((call) => call.count),
-      ],
-    );
-  }
-
-  async #listDeprecatedCalls(): Promise<DeprecatedCallListing[]> {
-    const { rows } = await this.#pool.query<DeprecatedCallListing>(
-      `SELECT d.operation_id AS "operationId", a.name AS account, d.first_call_at AS "firstCallAt",
-         d.last_call_at AS "lastCallAt", d.call_count AS count
-       FROM deprecated_calls d JOIN accounts a ON a.id = d.account_id
-       ORDER BY d.operation_id, d.last_call_at DESC, a.name`,
-    );
-    return rows;
   }
 }
