@@ -59,6 +59,7 @@ const notThroughPrism = [
   'test/telemetry/deprecatedCalls.test.ts',
   'test/telemetry/logFormat.test.ts',
   'test/telemetry/logs.test.ts',
+  'test/telemetry/metricsTable.test.ts',
   'test/workers.test.ts',
 ];
 // VITEST_REPORT names the report of a run inside a run (test/chaos/packageScripts), which must not
