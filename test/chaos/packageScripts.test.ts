@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { STAGES } from '../../scripts/test-all.mjs';
 import { freePort } from '../support/postgresCluster.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -18,7 +19,7 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 /** Where each script that `npm test` does not run is run instead. */
 const RUN_ELSEWHERE: Record<string, string> = {
-  test: 'CI itself (.ci/run)',
+  test: 'CI itself (.ci/run): scripts/test-all.mjs runs the stages',
   prepack: 'test/package/pack.test.ts (npm pack)',
   prestart: 'this file (npm start)',
   start: 'this file',
@@ -29,11 +30,14 @@ const RUN_ELSEWHERE: Record<string, string> = {
   'pack:client': 'this file; test/package/clientPackage.test.ts installs and uses what its script packs',
 };
 
-/** The scripts `npm test` runs, read from its own text and theirs. */
+/** The scripts a script runs, read from its text and theirs. */
 function stepsOf(script: string): string[] {
   const steps = [...(scripts[script] ?? '').matchAll(/npm run ([\w:-]+)/g)].map((match) => match[1] as string);
   return steps.flatMap((step) => [step, ...stepsOf(step)]);
 }
+
+/** The scripts `npm test` runs: its runner's stages, and what each of them runs. */
+const testSteps = STAGES.flatMap(({ script }) => [script, ...stepsOf(script)]);
 
 interface Run {
   code: number | null;
@@ -65,7 +69,7 @@ const smoke = (script: string, args: string[], env: NodeJS.ProcessEnv = {}) => n
 describe('package.json scripts', () => {
   it('each runs in CI: as a step of npm test, or in a named place', () => {
     const unaccounted = Object.keys(scripts).filter(
-      (name) => !stepsOf('test').includes(name) && !(name in RUN_ELSEWHERE),
+      (name) => !testSteps.includes(name) && !(name in RUN_ELSEWHERE),
     );
     expect(unaccounted).toEqual([]);
     const gone = Object.keys(RUN_ELSEWHERE).filter((name) => !(name in scripts));
