@@ -46,6 +46,12 @@ export function runCli(
   return collect(child).finished;
 }
 
+/**
+ * A server that neither listens nor exits by then is taken for hung: a hang guard, far beyond a start on a
+ * machine busy with other work, and within the suite's test and hook time-outs.
+ */
+const START_HANG_GUARD_MS = 120_000;
+
 export interface ServerProcess {
   baseUrl: string;
   child: ChildProcess;
@@ -85,10 +91,10 @@ export async function spawnServer(
   const child = spawn(process.execPath, entry, { cwd, env: fullEnv, stdio: 'pipe', ...spawnOptions });
   const { output, finished } = collect(child);
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`server did not start:\n${output.stdout}${output.stderr}`)),
-      15_000,
-    );
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start in ${START_HANG_GUARD_MS} ms:\n${output.stdout}${output.stderr}`));
+    }, START_HANG_GUARD_MS);
     const look = () => {
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output.stdout);
       if (match?.[1]) {
