@@ -93,7 +93,7 @@ describe("the README's walkthrough", () => {
       .map((output) => output.replace(/^npm warn .*\n/gm, ''));
     // Six `npx store-orders` starts, each up to 10 s or more on a busy 2-core machine (95 s in all seen), and
     // a dozen requests.
-  }, 180_000);
+  });
 
   afterAll(async () => {
     server?.child.kill('SIGTERM');

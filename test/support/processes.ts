@@ -116,6 +116,22 @@ export async function spawnServer(
   return { baseUrl, child, finished, output };
 }
 
+/** Resolves once `text` is in the server's standard output; rejects if the server exits first. */
+export function untilLogged(server: ServerProcess, text: string | RegExp): Promise<void> {
+  const logged = () =>
+    typeof text === 'string' ? server.output.stdout.includes(text) : text.test(server.output.stdout);
+  return new Promise((resolve, reject) => {
+    const look = () => {
+      if (!logged()) return;
+      server.child.stdout?.off('data', look);
+      resolve();
+    };
+    server.child.stdout?.on('data', look);
+    void server.finished.then((result) => reject(new Error(`the server exited before logging ${String(text)}:\n${result.stdout}`)));
+    look();
+  });
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {
