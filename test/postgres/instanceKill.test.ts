@@ -86,5 +86,6 @@ describe.skipIf(!TEST_DATABASE_URL)('one server of three killed, round after rou
     const messages = new Set((await store.messages.listMessages()).map(({ id }) => id));
     expect(queued.filter((id) => !messages.has(id))).toEqual([]);
     console.log(`${ROUNDS} kills: ${cancelled.length} cancels and ${queued.length} messages acknowledged, all stored`);
-  });
+    // A hang guard: each round restarts a server, which takes seconds on a machine busy with other work.
+  }, ROUNDS * 20_000);
 });
