@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { recordSelectedFiles } from './test/support/setupNeeds.js';
 
 // `VITEST_SUITE=faults` runs test/chaos alone, one file at a time: crashes, lock holders, full disks and a
 // soak under load would disturb each other's figures, and the rest of the suite.
@@ -33,6 +34,7 @@ const notThroughPrism = [
   'test/contract/parsedContract.test.ts',
   'test/contract/servers.test.ts',
   'test/contract/generatedRequests.test.ts',
+  'test/contract/generatedRequestsClient.test.ts',
   'test/contract/instants.test.ts',
   'test/contract/types.test.ts',
   'test/docs/**',
@@ -77,12 +79,17 @@ export default defineConfig({
     // Most files spend their time waiting on servers and sockets, so two of them at once fit even two
     // cores (vitest would otherwise run one file at a time there, leaving a core idle).
     maxWorkers: faults ? 1 : Math.max(2, availableParallelism() - 1),
+    // Each runs only when the selected files need it (test/support/setupNeeds.ts): the build when one runs
+    // dist/, the hey-api SDKs when one imports them, Prism in the pass through Prism.
     globalSetup: faults || postgres
       ? ['test/support/buildOnce.ts']
       : ['test/support/buildOnce.ts', 'test/support/generateHeyApiSdk.ts', 'test/support/prismProxy.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    // The JSON report lets .ci/run print a plain "N passed, N failed" line.
-    reporters: ['default', ['json', { outputFile: `test-artifacts/${report}.json` }]],
+    // Hang guards, not speed checks: a test that is merely slow on a machine busy with other work must not
+    // fail. What a test proves about time, it reads from what the server did.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
+    // The JSON report lets .ci/run print a plain "N passed, N failed" line. The recorder tells the global
+    // set-ups which files the run selected.
+    reporters: ['default', ['json', { outputFile: `test-artifacts/${report}.json` }], recordSelectedFiles],
   },
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rawRequest } from './support/http.js';
-import { CLI_ENTRY, runCli, spawnServer } from './support/processes.js';
+import { CLI_ENTRY, runCli, spawnServer, untilLogged } from './support/processes.js';
 
 let folder: string;
 beforeEach(() => {
@@ -93,10 +93,12 @@ describe('the server process', () => {
         );
         slow.on('error', reject);
         slow.write('{"message":');
-        setTimeout(() => {
-          server.child.kill('SIGTERM');
-          setTimeout(() => slow.end('"sent during shutdown"}'), 300);
-        }, 200);
+        // The signal once the server has the request, and the rest of the body once it is stopping: read
+        // from its log, so that the order holds however slow the machine.
+        void untilLogged(server, '"incoming request"')
+          .then(() => server.child.kill('SIGTERM'))
+          .then(() => untilLogged(server, '"stopping: no new connections'))
+          .then(() => slow.end('"sent during shutdown"}'), reject);
       },
     );
 

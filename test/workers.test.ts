@@ -60,8 +60,11 @@ function answeredBy(lines: LogLine[], requestId: string): number | undefined {
   return lines.find((line) => line.reqId === requestId && line.msg === 'request completed')?.pid;
 }
 
-/** A client's patience: far beyond a sendMessage's time, even on a loaded machine. */
-const NO_ANSWER_MS = 3_000;
+/**
+ * A client's patience, for the one connection node:cluster's primary may keep open and never answer: a
+ * hang guard, far beyond a sendMessage's time on a machine busy with other work.
+ */
+const NO_ANSWER_MS = 30_000;
 
 /** POST /v1/messages on a connection of its own (no agent), with `id` as its X-Request-Id. */
 function sendMessageOptions(port: string, key: string, id: string): RequestOptions {

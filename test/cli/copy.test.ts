@@ -102,5 +102,5 @@ describe.skipIf(!TEST_DATABASE_URL)('store-orders copy --to a PostgreSQL databas
     const again = await cli(['copy', '--to', target.url]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('the target database already holds accounts; copy only into an empty one');
-  }, 60_000);
+  });
 });

@@ -48,7 +48,8 @@ describe('store-orders on a missing database file', () => {
     const server = spawnSync(process.execPath, [SERVER_ENTRY], {
       env: { ...process.env, ...env, PORT: '0' },
       encoding: 'utf8',
-      timeout: 15_000,
+      // A hang guard: the server is expected to exit at once, however slowly it starts.
+      timeout: 120_000,
     });
     expect(server.status).toBe(1);
     expect(server.stderr).toBe(

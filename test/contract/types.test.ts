@@ -48,5 +48,5 @@ describe('handler types derived from generated/', () => {
         return (file as ts.SourceFile).getLineAndCharacterOfPosition(start ?? 0).line;
       });
     expect([...new Set(errorLines)].sort((a, b) => a - b)).toEqual(expectedErrorLines);
-  }, 60_000);
+  });
 });

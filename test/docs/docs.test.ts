@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ApiVersion, loadContracts, operationsOf } from '../../src/contract/document.js';
-import { launchChromium } from '../support/browser.js';
+import { BROWSER_STEP_TIMEOUT, BROWSER_TEST_TIMEOUT, launchChromium } from '../support/browser.js';
 import { useServer } from '../support/server.js';
 
 const t = useServer();
@@ -14,7 +14,6 @@ const operations = {
   v1: operationsOf(contracts.v1.document),
   v2: operationsOf(contracts.v2.document),
 };
-const BROWSER_TEST_TIMEOUT = 60_000;
 
 let browser: Browser;
 beforeAll(async () => {
@@ -34,6 +33,7 @@ let context: BrowserContext;
 let visit: Visit;
 beforeEach(async () => {
   context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  context.setDefaultTimeout(BROWSER_STEP_TIMEOUT);
   const page = await context.newPage();
   visit = { page, requested: [], errors: [] };
   context.on('request', (request) => visit.requested.push(request.url()));
@@ -42,7 +42,7 @@ beforeEach(async () => {
     if (message.type() === 'error') visit.errors.push(message.text());
   });
   await page.goto(`${t.server.baseUrl}/docs`);
-});
+}, BROWSER_TEST_TIMEOUT);
 afterEach(() => context.close());
 
 /** Scalar prefixes each document's ids with its slug, the version. */

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser.js';
+import { BROWSER_STEP_TIMEOUT, BROWSER_TEST_TIMEOUT, launchChromium } from '../support/browser.js';
 import { rawRequest } from '../support/http.js';
 import { spawnServer } from '../support/processes.js';
 import { createKey, startServer, type TestServer } from '../support/server.js';
@@ -178,7 +178,6 @@ interface Fetched {
 }
 
 describe('with CORS_ORIGINS, from a page in Chromium on another origin', () => {
-  const BROWSER_TEST_TIMEOUT = 60_000;
   let browser: Browser;
   let listed: { origin: string; server: Server };
   let unlisted: { origin: string; server: Server };
@@ -198,6 +197,7 @@ describe('with CORS_ORIGINS, from a page in Chromium on another origin', () => {
   /** fetch() run by a page served from `origin`, with the key in Authorization (so with a preflight). */
   async function fetchFrom(origin: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
     const context = await browser.newContext();
+    context.setDefaultTimeout(BROWSER_STEP_TIMEOUT);
     try {
       const page = await context.newPage();
       await page.goto(`${origin}/`);

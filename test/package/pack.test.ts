@@ -19,8 +19,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 // Long enough for better-sqlite3 to compile from source (see buildSqlite).
-const INSTALL_TIMEOUT = 240_000;
-const STEP_TIMEOUT = 60_000;
+// Hang guards: npm, npx and tsc take minutes on a machine busy with other work.
+const INSTALL_TIMEOUT = 600_000;
+const STEP_TIMEOUT = 300_000;
+const SERVE_START_TIMEOUT = 120_000;
 
 /**
  * The environment without the npm_* variables of an enclosing `npm test`: npm_config_local_prefix among
@@ -62,8 +64,8 @@ function serve(cwd: string, env: NodeJS.ProcessEnv): Promise<Served> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       void stop({ baseUrl: '', child });
-      reject(new Error(`store-orders serve did not start in 20 s:\n${output}`));
-    }, 20_000);
+      reject(new Error(`store-orders serve did not start in ${SERVE_START_TIMEOUT} ms:\n${output}`));
+    }, SERVE_START_TIMEOUT);
     const collect = (chunk: Buffer) => {
       output += String(chunk);
       const listening = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);

@@ -72,12 +72,18 @@ function unavailableBodyProblems(bodyText: string): string[] {
     : [`not the 503 Error body: ${bodyText}`];
 }
 
+const UNTIL_HANG_GUARD_MS = 120_000;
+
 const readiness = async (server: ServerProcess) => (await fetch(`${server.baseUrl}/readyz`)).status;
 
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<number> {
+/**
+ * Waits until `condition` holds; returns how long that took, for the log. The limit is a hang guard, far
+ * beyond what a machine busy with other work needs: the tests' bounds are read from the server's answers.
+ */
+async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<number> {
   const started = Date.now();
   while (!(await condition())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting until ${what}`);
+    if (Date.now() - started > UNTIL_HANG_GUARD_MS) throw new Error(`timed out waiting until ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return Date.now() - started;
@@ -125,15 +131,15 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL faults', () => {
     async (mode) => {
       server = await spawnServer({ DATABASE_URL: cluster.url, LOG_LEVEL: 'warn' });
       const writers = writeUntilStopped(server, key);
-      await until(() => writers.answers.length >= 50, 10_000, 'writes are answered');
+      await until(() => writers.answers.length >= 50, 'writes are answered');
       await cluster.stop(mode);
       const down = writers.answers.length;
-      await until(() => writers.answers.length >= down + 20, 10_000, 'writes are answered while it is down');
+      await until(() => writers.answers.length >= down + 20, 'writes are answered while it is down');
       expect(await readiness(server)).toBe(503);
       await cluster.start();
-      const recoveredAfterMs = await until(async () => (await readiness(server as ServerProcess)) === 200, 15_000, '/readyz is 200');
+      const recoveredAfterMs = await until(async () => (await readiness(server as ServerProcess)) === 200, '/readyz is 200');
       const back = writers.answers.length;
-      await until(() => writers.answers.slice(back).some(({ status }) => status === 202), 10_000, 'a write succeeds');
+      await until(() => writers.answers.slice(back).some(({ status }) => status === 202), 'a write succeeds');
       const answers = await writers.stop();
 
       expectOnlyAcknowledgedOr503(answers);
@@ -147,7 +153,6 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL faults', () => {
           `${answers.filter(({ status }) => status === 503).length} answered 503; ready again ${recoveredAfterMs} ms after the start`,
       );
     },
-    60_000,
   );
 
   it('a PostgreSQL that stops answering (SIGSTOP, sockets left open): requests on pooled connections and on new ones answer 503 with Retry-After within the bound, then 2xx again by themselves, nothing acknowledged lost', async () => {
@@ -187,7 +192,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL faults', () => {
       const warm = await Promise.all(Array.from({ length: 4 }, (_, i) => sendOne(`before ${i}`)));
       noteAcknowledged(warm);
       return warm.every(({ status }) => status === 202);
-    }, 20_000, 'four writes at once succeed');
+    }, 'four writes at once succeed');
 
     await cluster.pause();
     let onPooled: Awaited<ReturnType<typeof timed>>[];
@@ -206,7 +211,9 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL faults', () => {
     } finally {
       await cluster.resume();
     }
-    const slackMs = 3_000;
+    // The server's own time-out ends these; what comes on top (the request's way there and back, on a
+    // machine busy with other work) gets as much again. Waiting for the end of the outage would exceed it.
+    const slackMs = DEFAULT_QUERY_TIMEOUT_MS;
     expect503Within(onPooled, DEFAULT_QUERY_TIMEOUT_MS + slackMs);
     expect503Within(onNew, DEFAULT_QUERY_TIMEOUT_MS + slackMs);
     expect503Within([ready], DEFAULT_QUERY_TIMEOUT_MS + slackMs, false);
@@ -214,7 +221,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL faults', () => {
     expect(Math.max(...onPooled.map(({ ms }) => ms))).toBeGreaterThanOrEqual(DEFAULT_QUERY_TIMEOUT_MS - 100);
 
     // Back by itself: no restart.
-    const backAfterMs = await until(async () => (await sendOne('after')).status === 202, 15_000, 'a write succeeds');
+    const backAfterMs = await until(async () => (await sendOne('after')).status === 202, 'a write succeeds');
     const after = await Promise.all(Array.from({ length: 8 }, (_, i) => sendOne(`after ${i}`)));
     expect(after.map(({ status }) => status)).toEqual(Array(8).fill(202));
     noteAcknowledged(after);
@@ -228,7 +235,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL faults', () => {
         `(/readyz ${ready.ms} ms); ` +
         `on new ones after ${onNew.map(({ ms }) => ms).join(', ')} ms; a write succeeded ${backAfterMs} ms after SIGCONT`,
     );
-  }, 90_000);
+  });
 
   it('a long list: a reader slower than the bound gets every order; a PostgreSQL that stops mid-list ends it within the bound', async () => {
     const stallMs = 1_000;
@@ -290,7 +297,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL faults', () => {
       await cluster.resume();
       await store.close();
     }
-  }, 90_000);
+  });
 
   /** `count` pending orders, written by PostgreSQL itself. */
   async function fill(count: number): Promise<void> {
@@ -378,12 +385,12 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL faults', () => {
       expect(await answer.json()).toMatchObject({ code: 'service_unavailable', status: 503 });
     }
     expect((await cancel()).status).toBe(204);
-  }, 30_000);
+  });
 
   it('a server killed mid-write loses no acknowledged write', async () => {
     server = await spawnServer({ DATABASE_URL: cluster.url, LOG_LEVEL: 'warn' });
     const writers = writeUntilStopped(server, key);
-    await until(() => writers.answers.length >= 200, 10_000, 'writes are answered');
+    await until(() => writers.answers.length >= 200, 'writes are answered');
     server.child.kill('SIGKILL');
     await server.finished;
     const answers = await writers.stop();
@@ -391,5 +398,5 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL faults', () => {
     const acknowledged = answers.flatMap(({ id }) => (id ? [id] : []));
     expect(acknowledged.length).toBeGreaterThanOrEqual(200);
     expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
-  }, 30_000);
+  });
 });

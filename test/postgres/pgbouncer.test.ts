@@ -30,7 +30,7 @@ describe.skipIf(!TEST_DATABASE_URL)('through PgBouncer in transaction mode', () 
     key = (await runCli(['keys', 'create', '--account', 'acme'], env)).stdout.trim();
     servers = await Promise.all([0, 1].map(() => spawnServer({ ...env, LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '10' })));
     store = await openStore({ kind: 'postgres', url: bouncer.url });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     for (const server of servers) server.child.kill('SIGKILL');

@@ -72,7 +72,7 @@ describe.each(BACKENDS)('three servers on $name', (backend) => {
     database = await backend.create();
     await runCli(['accounts', 'create', 'acme'], { DATABASE_URL: database.url });
     key = (await runCli(['keys', 'create', '--account', 'acme'], { DATABASE_URL: database.url })).stdout.trim();
-  }, 30_000);
+  });
 
   afterEach(async () => {
     if (!backend.available) return;
@@ -158,9 +158,11 @@ describe.each(BACKENDS)('three servers on $name', (backend) => {
       const windowEnded = answers.some((answer, i) => i > 0 && answer.reset > (answers[i - 1]?.reset ?? 0));
       return windowEnded ? undefined : answers;
     };
-    const answers = (await twelve()) ?? (await untilNextWindow().then(twelve));
+    // Until a run fits in one window, however slow the machine; the suite's time-out is the hang guard.
+    let answers = await twelve();
+    while (answers === undefined) answers = await untilNextWindow().then(twelve);
     // Requests 0 to 8 are each server's three, the first of each leaving two; 9 to 11 each server's fourth.
-    expect(answers?.map(({ status }) => status)).toEqual([...Array<number>(9).fill(200), 429, 429, 429]);
-    expect(answers?.slice(0, 3).map(({ remaining }) => remaining)).toEqual(['2', '2', '2']);
+    expect(answers.map(({ status }) => status)).toEqual([...Array<number>(9).fill(200), 429, 429, 429]);
+    expect(answers.slice(0, 3).map(({ remaining }) => remaining)).toEqual(['2', '2', '2']);
   });
 });

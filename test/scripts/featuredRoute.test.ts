@@ -55,7 +55,7 @@ beforeAll(async () => {
     spawnServer({ DATABASE_URL: seed.path, LOG_LEVEL: 'warn', ...QUOTAS }, { init: false }),
     startFeatured(`${seed.path}.featured`),
   ]);
-}, 60_000);
+});
 
 afterAll(() => {
   project?.child.kill();

@@ -5,6 +5,14 @@ import { type Browser, chromium } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+/**
+ * Hang guards, not speed checks: how long one step in the browser (a page load, a wait for an element) and
+ * one browser test may take before they are taken for hung. Chromium rendering the reference is slow on a
+ * machine busy with other work, and Playwright's own default for a step is 30 s.
+ */
+export const BROWSER_STEP_TIMEOUT = 120_000;
+export const BROWSER_TEST_TIMEOUT = 300_000;
+
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(

@@ -27,20 +27,25 @@ export async function prepareDatabase(dbPath: string, orders = 0): Promise<{ key
 }
 
 export interface LockHolder {
-  /** Settles once the other process has committed and exited. */
-  released: Promise<void>;
+  /** Commits; settles once the other process has let go of the lock and exited. */
+  release(): Promise<void>;
 }
 
-/** Another process takes the write lock (BEGIN IMMEDIATE) and keeps it for `holdMs`. */
-export async function holdWriteLock(dbPath: string, holdMs: number): Promise<LockHolder> {
+/**
+ * Another process takes the write lock (BEGIN IMMEDIATE) and keeps it until `release()`: a test decides
+ * from what it has seen the server do, never from a wall-clock time, when the lock goes. Should the test end
+ * without releasing it, the holder's standard input closes with this process, and it lets go then.
+ */
+export async function holdWriteLock(dbPath: string): Promise<LockHolder> {
   const script = `
     const Database = require('better-sqlite3');
     const db = new Database(process.argv[1]);
     db.exec('BEGIN IMMEDIATE');
     process.stdout.write('locked\\n');
-    setTimeout(() => { db.exec('COMMIT'); db.close(); }, Number(process.argv[2]));
+    process.stdin.resume();
+    process.stdin.on('end', () => { db.exec('COMMIT'); db.close(); });
   `;
-  const child = spawn(process.execPath, ['-e', script, dbPath, String(holdMs)], { cwd: root, stdio: 'pipe' });
+  const child = spawn(process.execPath, ['-e', script, dbPath], { cwd: root, stdio: 'pipe' });
   let errors = '';
   child.stderr.on('data', (chunk) => {
     errors += String(chunk);
@@ -56,7 +61,12 @@ export async function holdWriteLock(dbPath: string, holdMs: number): Promise<Loc
     });
     released.catch(reject);
   });
-  return { released };
+  return {
+    release() {
+      child.stdin.end();
+      return released;
+    },
+  };
 }
 
 export interface BootSettings {

@@ -22,7 +22,8 @@ export async function mixedLoad({ baseUrl, key, seconds, connections, rate }) {
     url: baseUrl,
     connections,
     duration: seconds,
-    timeout: 10,
+    // Seconds. A hang guard: an answer that comes late on a busy machine is still an answer.
+    timeout: 60,
     requests: [list, send, pet, list, send],
     ...(rate > 0 && { overallRate: rate }),
   });

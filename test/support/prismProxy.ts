@@ -23,6 +23,7 @@ declare module 'vitest' {
 }
 
 export const UPSTREAM_PORT_HEADER = 'x-upstream-port';
+const PRISM_START_TIMEOUT_MS = 300_000;
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function startRelay(): Promise<Server> {
@@ -57,7 +58,11 @@ function startPrism(contract: string, upstream: string): Promise<RunningPrism> {
   );
   let log = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Prism did not start in 60 s:\n${log}`)), 60_000);
+    // A hang guard: Prism is a large program to load on a machine busy with other work.
+    const timer = setTimeout(() => {
+      prism.kill('SIGKILL');
+      reject(new Error(`Prism did not start in ${PRISM_START_TIMEOUT_MS / 1000} s:\n${log}`));
+    }, PRISM_START_TIMEOUT_MS);
     const collect = (chunk: Buffer) => {
       log += String(chunk);
       const listening = /Prism is listening on (http:\/\/\S+)/.exec(log);

@@ -46,6 +46,12 @@ export function runCli(
   return collect(child).finished;
 }
 
+/**
+ * A server that neither listens nor exits by then is taken for hung: a hang guard, far beyond a start on a
+ * machine busy with other work, and within the suite's test and hook time-outs.
+ */
+const START_HANG_GUARD_MS = 120_000;
+
 export interface ServerProcess {
   baseUrl: string;
   child: ChildProcess;
@@ -85,10 +91,10 @@ export async function spawnServer(
   const child = spawn(process.execPath, entry, { cwd, env: fullEnv, stdio: 'pipe', ...spawnOptions });
   const { output, finished } = collect(child);
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`server did not start:\n${output.stdout}${output.stderr}`)),
-      15_000,
-    );
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start in ${START_HANG_GUARD_MS} ms:\n${output.stdout}${output.stderr}`));
+    }, START_HANG_GUARD_MS);
     const look = () => {
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output.stdout);
       if (match?.[1]) {
@@ -108,6 +114,22 @@ export async function spawnServer(
     });
   });
   return { baseUrl, child, finished, output };
+}
+
+/** Resolves once `text` is in the server's standard output; rejects if the server exits first. */
+export function untilLogged(server: ServerProcess, text: string | RegExp): Promise<void> {
+  const logged = () =>
+    typeof text === 'string' ? server.output.stdout.includes(text) : text.test(server.output.stdout);
+  return new Promise((resolve, reject) => {
+    const look = () => {
+      if (!logged()) return;
+      server.child.stdout?.off('data', look);
+      resolve();
+    };
+    server.child.stdout?.on('data', look);
+    void server.finished.then((result) => reject(new Error(`the server exited before logging ${String(text)}:\n${result.stdout}`)));
+    look();
+  });
 }
 
 export function freePort(): Promise<number> {

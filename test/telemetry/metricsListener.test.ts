@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { apiClient, rawRequest } from '../support/http.js';
 import { scrape, valueOf } from '../support/metrics.js';
-import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { runCli, type ServerProcess, spawnServer, untilLogged } from '../support/processes.js';
 import { useScratchDatabase } from '../support/scratchDatabase.js';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
@@ -12,12 +12,11 @@ async function start(extra: NodeJS.ProcessEnv): Promise<ServerProcess & { metric
   const server = await spawnServer({ ...scratch.env, ...extra });
   scratch.servers.push(server);
   // The metrics listener starts right after the API's; the listening line then says where each is.
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const match = / metrics (http:\/\/127\.0\.0\.1:\d+\/metrics)"/.exec(server.output.stdout);
-    if (match?.[1]) return { ...server, metricsUrl: match[1] };
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no metrics listener:\n${server.output.stdout}${server.output.stderr}`);
+  const listening = / metrics (http:\/\/127\.0\.0\.1:\d+\/metrics)"/;
+  await untilLogged(server, listening);
+  const match = listening.exec(server.output.stdout);
+  if (!match?.[1]) throw new Error(`no metrics listener:\n${server.output.stdout}${server.output.stderr}`);
+  return { ...server, metricsUrl: match[1] };
 }
 
 describe('the server process with METRICS_PORT and METRICS_TOKEN', () => {

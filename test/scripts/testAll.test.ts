@@ -1,0 +1,68 @@
+// `npm test` (scripts/test-all.mjs) runs every stage even after one fails, says how each ended, and exits 1
+// if any did not pass. The stages run here are a stand-in `npm` that fails the ones it is told to.
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { STAGES } from '../../scripts/test-all.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const folder = mkdtempSync(join(tmpdir(), 'store-orders-test-all-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+// `npm run <stage>`: notes the stage, then fails if FAIL_STAGES names it.
+const fakeNpm = join(folder, 'npm');
+writeFileSync(
+  fakeNpm,
+  `#!/bin/sh
+echo "$2" >> "$STAGES_RUN"
+case " $FAIL_STAGES " in *" $2 "*) exit 3 ;; esac
+exit 0
+`,
+);
+chmodSync(fakeNpm, 0o755);
+
+function runAll(failing: string[]): { code: number | null; stdout: string; ran: string[] } {
+  const log = join(folder, `ran-${failing.join('-') || 'none'}`);
+  appendFileSync(log, '');
+  const run = spawnSync(process.execPath, ['scripts/test-all.mjs'], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${folder}:${process.env.PATH}`, STAGES_RUN: log, FAIL_STAGES: failing.join(' ') },
+  });
+  return { code: run.status, stdout: run.stdout, ran: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
+}
+
+const scripts = STAGES.map(({ script }) => script);
+const summaryLine = (stdout: string, script: string) =>
+  stdout.split('\n').find((line) => new RegExp(`^  ${script} +`).test(line));
+
+describe('npm test', () => {
+  it('runs every stage in order and exits 0 when all pass, with one line for each', () => {
+    const { code, stdout, ran } = runAll([]);
+    expect(ran).toEqual(scripts);
+    expect(code).toBe(0);
+    for (const script of scripts) expect(summaryLine(stdout, script)).toMatch(/ passed +\d+ s$/);
+  });
+
+  it('goes on after a stage fails, and exits 1 naming it', () => {
+    const { code, stdout, ran } = runAll(['lint', 'test:only']);
+    expect(ran).toEqual(scripts);
+    expect(code).toBe(1);
+    expect(summaryLine(stdout, 'lint')).toMatch(/ failed +\d+ s {2}\(exit 3\)$/);
+    expect(summaryLine(stdout, 'test:only')).toMatch(/ failed +\d+ s {2}\(exit 3\)$/);
+    expect(summaryLine(stdout, 'test:faults')).toMatch(/ passed +\d+ s$/);
+    expect(stdout).toContain('npm test: 2 of 9 stages did not pass');
+  });
+
+  it('runs no test stage when the build fails, and says why', () => {
+    const { code, stdout, ran } = runAll(['build']);
+    expect(ran).toEqual(['lint', 'check:generated', 'check:breaking', 'typecheck', 'build']);
+    expect(code).toBe(1);
+    for (const script of ['test:only', 'test:prism', 'test:faults', 'test:postgres']) {
+      expect(summaryLine(stdout, script)).toMatch(/ not run +\(needs build, which failed\)$/);
+    }
+  });
+});
