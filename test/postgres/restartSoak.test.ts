@@ -37,7 +37,7 @@ describe.skipIf(!TEST_DATABASE_URL)(`${SECONDS} s of PostgreSQL restarts under t
     servers.push(
       ...(await Promise.all([0, 1, 2].map(() => spawnServer({ ...env, LOG_LEVEL: 'warn' }, { init: false })))),
     );
-  }, 120_000);
+  });
 
   afterAll(async () => {
     for (const server of servers) server.child.kill('SIGKILL');
@@ -114,7 +114,7 @@ describe.skipIf(!TEST_DATABASE_URL)(`${SECONDS} s of PostgreSQL restarts under t
     console.log(
       `${SECONDS} s of restarts: ${requests} answers, ${cancelled.length} cancels and ${queued.length} messages acknowledged, all stored`,
     );
-  }, (SECONDS + 120) * 1000);
+  }, (SECONDS + 180) * 1000);
 });
 
 function keepLogs(servers: ServerProcess[]): void {

@@ -33,7 +33,7 @@ describe.skipIf(!TEST_DATABASE_URL)('writes that wait for a lock held longer tha
     }
     admin = new pg.Client({ connectionString: database.url });
     await admin.connect();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     server.child.kill('SIGKILL');
@@ -101,7 +101,7 @@ describe.skipIf(!TEST_DATABASE_URL)('writes that wait for a lock held longer tha
       claimed: [],
       messages: acknowledgedSends,
     });
-  }, 60_000);
+  });
 
   it('a write that outlasts its budget in PostgreSQL raises query_canceled and writes nothing, whatever it got past', async () => {
     // A budget of 0 ms is spent before the write ends: only the last check can refuse it.

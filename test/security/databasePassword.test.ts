@@ -43,7 +43,7 @@ describe('a PostgreSQL password in DATABASE_URL', () => {
     const copy = await runCli(['copy', '--to', env.DATABASE_URL], { DATABASE_URL: '/nonexistent/store.db' });
     expect(copy.code).not.toBe(0);
     expectNoSecret(copy.stdout + copy.stderr);
-  }, 60_000);
+  });
 
   it.skipIf(!TEST_DATABASE_URL)('is not printed in the log of a server that opens the database', async () => {
     // This PostgreSQL trusts local connections, so it takes any password.
@@ -58,5 +58,5 @@ describe('a PostgreSQL password in DATABASE_URL', () => {
       expectNoSecret(finished.stdout + finished.stderr);
       await database.drop();
     }
-  }, 60_000);
+  });
 });
