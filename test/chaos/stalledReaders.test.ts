@@ -172,10 +172,11 @@ function stalledListClient({ readFirst = 0, requests = 1 } = {}): Promise<Socket
 /** What the kernel still has of the connection of `client`: nothing once it was reset. */
 const endsOf = (client: Socket) => connectionEnds(client.localPort as number, Number(new URL(server.baseUrl).port));
 
-/** The server's warnings that it cut a reader off, with the time it logged each. */
+/** The server's warnings that it cut a reader off, with the time it logged each (whole lines only). */
 const cutOffs = () =>
   server.output.stdout
     .split('\n')
+    .slice(0, -1)
     .filter((line) => line.includes('stopped reading a streamed answer'))
     .map((line) => JSON.parse(line) as { time: number });
 
