@@ -18,9 +18,9 @@ export function cutOffStalledReaders(app: FastifyInstance, idleMs: number): void
 }
 
 /**
- * Resets the connection of `response` when `body` makes no progress for `idleMs`: progress is a chunk
- * handed to the connection, or the connection taking in what it had buffered. The reset (not a FIN
- * queued behind megabytes nobody reads) frees the socket's buffers at once.
+ * Resets the connection of `response` when `body` makes no progress for `idleMs` while it is being sent:
+ * progress is a chunk handed to the connection, or the connection taking in what it had buffered. The
+ * reset (not a FIN queued behind megabytes nobody reads) frees the socket's buffers at once.
  */
 export function cutOffWhenStalled(
   response: ServerResponse,
@@ -28,15 +28,21 @@ export function cutOffWhenStalled(
   idleMs: number,
   onCutOff: () => void,
 ): void {
-  const timer = setTimeout(() => {
-    onCutOff();
-    response.socket?.resetAndDestroy();
-  }, idleMs);
-  // A graceful stop is bounded by its own deadline; this timer must not hold the process.
-  timer.unref();
-  const progress = () => timer.refresh();
+  const connection = response.req.socket;
+  let timer: NodeJS.Timeout | undefined;
+  const start = () => {
+    timer = setTimeout(() => {
+      onCutOff();
+      connection.resetAndDestroy();
+    }, idleMs);
+    // A graceful stop is bounded by its own deadline; this timer must not hold the process.
+    timer.unref();
+  };
+  const progress = () => timer?.refresh();
   body.on('data', progress);
   response.on('drain', progress);
+  if (response.socket) start();
+  else waitForTurn(response, body, start);
   const done = () => {
     clearTimeout(timer);
     body.off('data', progress);
@@ -44,4 +50,20 @@ export function cutOffWhenStalled(
   };
   response.once('finish', done);
   response.once('close', done);
+}
+
+/**
+ * An answer to a pipelined request waits behind the answers before it: Node hands it the connection (its
+ * 'socket' event) only when its turn comes, and never tells it if the connection closes first. Its clock
+ * starts with its turn, so a client reading the answer before it, at any pace, is never cut off for it;
+ * and its body ends with the connection, or it would hold its snapshot for as long as the process lives.
+ */
+function waitForTurn(response: ServerResponse, body: Readable, start: () => void): void {
+  const connection = response.req.socket;
+  const abandon = () => body.destroy();
+  connection.once('close', abandon);
+  response.once('socket', () => {
+    connection.off('close', abandon);
+    start();
+  });
 }

@@ -1,7 +1,9 @@
-// Clients that ask for a long order list and then never read it, against a server with default settings:
+// Clients that ask for a long order list and then stop reading it, against a server with default settings:
 // the list is far larger than the socket buffers, so the server really is left holding it. Each stalled
 // stream pins a snapshot of the database, a SQLite connection and its buffers; the server must bound how
 // many there are, cut each off after HTTP_IDLE_TIMEOUT_MS, and give everything back when clients leave.
+// What the server did is read from its log, the kernel's table of connections and the database; a clock
+// only says how long to wait before calling something never, and a busy machine only makes things later.
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -14,6 +16,7 @@ import { JOURNAL_SIZE_LIMIT_BYTES } from '../../src/store/sqlite/open.js';
 import { prepareDatabase, writeReport } from '../support/faults.js';
 import { assertHonoursContract } from '../support/contract.js';
 import { type ServerProcess, spawnServer } from '../support/processes.js';
+import { connectionEnds } from '../support/tcpTable.js';
 
 /** About 13 MB of JSON: several times what the kernel buffers on both ends of a loopback socket. */
 const ORDERS = 300_000;
@@ -39,10 +42,11 @@ afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
+/** `timeoutMs` is no bound on the behaviour, only how long to wait before calling it never. */
 const until = async (condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string) => {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    if (Date.now() > deadline) throw new Error(`never saw that ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 };
@@ -135,21 +139,46 @@ function oneShot(method: string, path: string, body?: unknown): Promise<{ status
   });
 }
 
-/** A client that asks for the list and never reads a byte of the answer. */
-function neverReadingListClient(): Promise<Socket> {
+/**
+ * A client that asks for the list (`requests` times in one write: pipelined), reads `readFirst` bytes of
+ * the answer, then stops reading.
+ */
+function stalledListClient({ readFirst = 0, requests = 1 } = {}): Promise<Socket> {
   const { port } = new URL(server.baseUrl);
+  const request = `GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`;
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1', () => {
-      socket.write(`GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
-      resolve(socket);
+      socket.write(request.repeat(requests));
+      if (readFirst === 0) resolve(socket);
     });
-    socket.pause();
+    let read = 0;
+    if (readFirst === 0) socket.pause();
+    else {
+      socket.on('data', function reading(chunk: Buffer) {
+        read += chunk.length;
+        if (read < readFirst) return;
+        socket.pause();
+        socket.off('data', reading);
+        resolve(socket);
+      });
+    }
     socket.on('error', () => {
       // The server resets it; this client is not listening anyway.
     });
     socket.once('error', reject);
   });
 }
+
+/** What the kernel still has of the connection of `client`: nothing once it was reset. */
+const endsOf = (client: Socket) => connectionEnds(client.localPort as number, Number(new URL(server.baseUrl).port));
+
+/** The server's warnings that it cut a reader off, with the time it logged each (whole lines only). */
+const cutOffs = () =>
+  server.output.stdout
+    .split('\n')
+    .slice(0, -1)
+    .filter((line) => line.includes('stopped reading a streamed answer'))
+    .map((line) => JSON.parse(line) as { time: number });
 
 async function sendMessages(count: number, size: number): Promise<void> {
   let next = 0;
@@ -170,9 +199,22 @@ async function readWholeList(): Promise<number> {
   return text.length;
 }
 
+/**
+ * The longest the server's event loop was held since `eventLoopHeldMs` was last reset, from the delay its
+ * own /metrics reports (prom-client's monitor, which starts over at each scrape).
+ */
+let eventLoopHeldMs = 0;
+
+async function scrapeMetrics(): Promise<string> {
+  const { text } = await oneShot('GET', '/metrics');
+  const max = Number(/^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)?.[1]);
+  eventLoopHeldMs = Math.max(eventLoopHeldMs, 1000 * max);
+  return text;
+}
+
 /** How many listOrders requests the server has answered with `status`, from its own /metrics. */
 async function listsAnswered(status: number): Promise<number> {
-  const { text } = await oneShot('GET', '/metrics');
+  const text = await scrapeMetrics();
   const line = new RegExp(`^store_orders_http_requests_total\\{api="v1",operation="listOrders",status="${status}"\\} (\\d+)$`, 'm');
   return Number(line.exec(text)?.[1] ?? 0);
 }
@@ -187,17 +229,21 @@ describe('clients that stop reading a long list, with default settings', () => {
       const before = { handles: await settledHandles(), rssMiB: rssMiB() };
       const refusedBefore = await listsAnswered(503);
 
-      const clients = await Promise.all(Array.from({ length: 200 }, neverReadingListClient));
+      eventLoopHeldMs = 0;
+      const clients = await Promise.all(Array.from({ length: 200 }, () => stalledListClient()));
       await until(
         async () => (await listsAnswered(503)) - refusedBefore === 200 - STREAM_LIMIT,
-        10_000,
+        60_000,
         `${200 - STREAM_LIMIT} lists are refused`,
       );
+      const heldWhileRefusingMs = eventLoopHeldMs;
       expect(await snapshotPinned()).toBe(true);
 
       // For 15 s, as the clients in the report did, a probe every 200 ms.
       const probeMs: number[] = [];
       let peakRssMiB = rssMiB();
+      await scrapeMetrics();
+      eventLoopHeldMs = 0;
       const abuseEnds = Date.now() + 15_000;
       while (Date.now() < abuseEnds) {
         const started = performance.now();
@@ -206,23 +252,29 @@ describe('clients that stop reading a long list, with default settings', () => {
         peakRssMiB = Math.max(peakRssMiB, rssMiB());
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
+      await scrapeMetrics();
+      const heldWhileStalledMs = eventLoopHeldMs;
       // The streamed ones still hold their snapshots, and nothing more than before.
       expect(await snapshotPinned()).toBe(true);
       const during = handles();
       for (const client of clients) client.destroy();
 
       // Everything a stalled stream held is given back as soon as its client is gone.
-      await until(() => handles().sockets <= before.handles.sockets, 5_000, 'the connections are closed');
-      await until(async () => !(await snapshotPinned()), 5_000, 'no snapshot is held');
+      await until(() => handles().sockets <= before.handles.sockets, 30_000, 'the connections are closed');
+      await until(async () => !(await snapshotPinned()), 30_000, 'no snapshot is held');
       const after = { handles: await settledHandles(), rssMiB: rssMiB() };
       probeMs.sort((a, b) => a - b);
+      // Timings are written down, not bounded here: they measure the machine as much as the server
+      // (docs/performance.md). What bounds the event loop is proved in test/store/orderStream.test.ts.
       const report = {
         before,
         during: { handles: during, peakRssMiB },
         after,
         probes: probeMs.length,
         probeP50Ms: probeMs[Math.floor(probeMs.length / 2)],
+        probeP99Ms: probeMs[Math.floor(probeMs.length * 0.99)],
         probeMaxMs: probeMs.at(-1),
+        eventLoopHeldMaxMs: { whileRefusing: heldWhileRefusingMs, whileStalled: heldWhileStalledMs },
       };
       writeReport('stalled-readers', report);
       expect(during.sockets).toBeGreaterThanOrEqual(before.handles.sockets + STREAM_LIMIT);
@@ -232,17 +284,16 @@ describe('clients that stop reading a long list, with default settings', () => {
       expect(peakRssMiB, JSON.stringify(report)).toBeLessThan(before.rssMiB + 48);
       expect(after.rssMiB, JSON.stringify(report)).toBeLessThan(before.rssMiB + 32);
     },
-    90_000,
+    180_000,
   );
 
   it(
-    `one that never reads is cut off after HTTP_IDLE_TIMEOUT_MS (${IDLE_MS / 1000} s), which frees its snapshot and lets the write-ahead log shrink back`,
+    `one that reads a little and stops is reset after HTTP_IDLE_TIMEOUT_MS (${IDLE_MS / 1000} s), which frees its snapshot and lets the write-ahead log shrink back`,
     async () => {
-      const warnings = () => server.output.stdout.split('\n').filter((line) => line.includes('stopped reading'));
-      const warnedBefore = warnings().length;
-      const stalledAt = Date.now();
-      const client = await neverReadingListClient();
-      await until(snapshotPinned, 5_000, 'the list holds its snapshot');
+      const warnedBefore = cutOffs().length;
+      const sentAt = Date.now();
+      const client = await stalledListClient({ readFirst: 64 * 1024 });
+      await until(snapshotPinned, 30_000, 'the list holds its snapshot');
 
       // Writes go on meanwhile; the log cannot be reset behind the held snapshot, so it grows.
       await sendMessages(3_000, 8_000);
@@ -250,21 +301,44 @@ describe('clients that stop reading a long list, with default settings', () => {
       expect(statSync(walPath).size).toBeGreaterThan(JOURNAL_SIZE_LIMIT_BYTES);
       expect(await snapshotPinned()).toBe(true);
 
-      await until(async () => !(await snapshotPinned()), IDLE_MS + 10_000, 'the snapshot is freed');
-      const freedAfterMs = Date.now() - stalledAt;
-      expect(freedAfterMs).toBeGreaterThanOrEqual(IDLE_MS - 1_000);
-      expect(freedAfterMs).toBeLessThan(IDLE_MS + 4_000);
-      // The server's log line reaches this process through a pipe, possibly a little after the snapshot
-      // is seen freed; then it must be the one warning.
-      await until(() => warnings().length > warnedBefore, 2_000, 'the cut-off is logged');
-      expect(warnings().length).toBe(warnedBefore + 1);
+      await until(() => cutOffs().length > warnedBefore, IDLE_MS + 60_000, 'the server cut the reader off');
+      expect(cutOffs()).toHaveLength(warnedBefore + 1);
+      // The server's own clock: never before the timeout.
+      const cutOffAfterMs = (cutOffs().at(-1) as { time: number }).time - sentAt;
+      expect(cutOffAfterMs).toBeGreaterThanOrEqual(IDLE_MS);
+      // A reset: neither end is left holding what the client did not read.
+      await until(() => endsOf(client).length === 0, 30_000, 'both ends of the connection are gone');
+      await until(async () => !(await snapshotPinned()), 30_000, 'the snapshot is freed');
 
       // The next write after a complete checkpoint starts the log over, and cuts the file back.
       await sendMessages(1, 10);
       expect(statSync(walPath).size).toBeLessThanOrEqual(JOURNAL_SIZE_LIMIT_BYTES);
-      writeReport('stalled-reader-cut-off', { freedAfterMs, idleTimeoutMs: IDLE_MS });
+      writeReport('stalled-reader-cut-off', { cutOffAfterMs, idleTimeoutMs: IDLE_MS });
       client.destroy();
     },
-    90_000,
+    180_000,
+  );
+
+  it(
+    'one that pipelines two lists and reads neither is reset after HTTP_IDLE_TIMEOUT_MS, and the list waiting behind the first lets its snapshot go too',
+    async () => {
+      const warnedBefore = cutOffs().length;
+      const client = await stalledListClient({ requests: 2 });
+      await until(snapshotPinned, 30_000, 'the lists hold their snapshots');
+      await sendMessages(3_000, 8_000);
+      const walPath = `${dbPath}-wal`;
+      expect(statSync(walPath).size).toBeGreaterThan(JOURNAL_SIZE_LIMIT_BYTES);
+
+      await until(() => cutOffs().length > warnedBefore, IDLE_MS + 60_000, 'the server cut the reader off');
+      await until(() => endsOf(client).length === 0, 30_000, 'both ends of the connection are gone');
+      // Before the fix, the second list kept its snapshot, and its reader, for as long as the server ran.
+      await until(async () => !(await snapshotPinned()), 30_000, 'neither list holds a snapshot');
+      // Only the answer being sent has a timer; the one waiting behind it ends with the connection.
+      expect(cutOffs()).toHaveLength(warnedBefore + 1);
+      await sendMessages(1, 10);
+      expect(statSync(walPath).size).toBeLessThanOrEqual(JOURNAL_SIZE_LIMIT_BYTES);
+      client.destroy();
+    },
+    180_000,
   );
 });

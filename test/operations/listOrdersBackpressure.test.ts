@@ -1,9 +1,11 @@
 // A streamed list is read from the database only as fast as the client takes it (backpressure): a client
-// that reads nothing holds a few chunks in the server, not the list.
+// that reads nothing holds a few chunks in the server, not the list. And however many lists fill their
+// clients' sockets at once, each turn of the event loop reads one batch of rows among them all.
 import { connect, type Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createKey, startServer, type TestServer } from '../support/server.js';
+import { ROWS_PER_TURN } from '../../src/store/sqlite/orderStream.js';
+import { createKey, ON_POSTGRES, startServer, type TestServer } from '../support/server.js';
 
 /** Every order stream the store opens, to measure what it holds; on either backend. */
 const { streams, recording } = vi.hoisted(() => {
@@ -68,4 +70,51 @@ describe('a streamed list to a client that reads nothing', () => {
     expect(stream.destroyed).toBe(false);
     expect(held()).toBeLessThan(1024 * 1024);
   }, 60_000);
+
+  // PostgreSQL sends its rows over a socket, chunk by chunk; only SQLite reads them on the event loop.
+  it.skipIf(ON_POSTGRES)(
+    'reads at most ROWS_PER_TURN rows a turn among eight lists filling their sockets at once',
+    async () => {
+      server = await startServer({ streamOrdersAbove: 5 });
+      const { key } = await createKey(server.store);
+      await server.store.orders.importOrders(Array.from({ length: 100_000 }, (_, i) => ({ petId: i + 1, quantity: 1 })));
+      // A turn is counted each time the event loop comes back to its check phase, where the rows are read.
+      let turn = 0;
+      let counting = true;
+      const countTurn = () => {
+        turn++;
+        if (counting) setImmediate(countTurn);
+      };
+      setImmediate(countTurn);
+
+      const { port } = new URL(server.baseUrl);
+      for (let i = 0; i < 8; i++) {
+        const client = connect(Number(port), '127.0.0.1');
+        sockets.push(client);
+        client.write(`GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+      }
+      while (streams.length < 8) await nextTurn();
+      const rowsInTurn = new Map<number, number>();
+      for (const stream of streams) {
+        const push = stream.push.bind(stream);
+        stream.push = (batch: string[] | null) => {
+          if (batch) rowsInTurn.set(turn, (rowsInTurn.get(turn) ?? 0) + batch.length);
+          return push(batch);
+        };
+      }
+      // Until every list has stopped, waiting for its client, or has been read to its end.
+      const read = () => [...rowsInTurn.values()].reduce((sum, rows) => sum + rows, 0);
+      let last = -1;
+      for (let unchanged = 0; unchanged < 200; ) {
+        await nextTurn();
+        unchanged = read() === last ? unchanged + 1 : 0;
+        last = read();
+      }
+      counting = false;
+      // Several megabytes went into the sockets' buffers, a batch at a time.
+      expect(read()).toBeGreaterThan(8 * 5 * ROWS_PER_TURN);
+      expect(Math.max(...rowsInTurn.values())).toBeLessThanOrEqual(ROWS_PER_TURN);
+    },
+    60_000,
+  );
 });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OrderListReaders } from '../../src/store/sqlite/orderStream.js';
+import { OrderListReaders, ROWS_PER_TURN } from '../../src/store/sqlite/orderStream.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 
 let folder: string;
@@ -66,6 +66,29 @@ describe('OrderListReaders', () => {
     // One batch of 2,000 orders; the whole list is ten of them.
     expect(stream.readableLength).toBe(1);
     stream.destroy();
+  });
+
+  it('reads at most ROWS_PER_TURN rows in a turn of the event loop, however many lists are read at once', async () => {
+    const eight = new OrderListReaders(dbPath, 8);
+    // A turn is counted each time the event loop comes back to its check phase, where the rows are read.
+    let turn = 0;
+    let counting = true;
+    const countTurn = () => {
+      turn++;
+      if (counting) setImmediate(countTurn);
+    };
+    setImmediate(countTurn);
+    const rowsInTurn = new Map<number, number>();
+    const lists = Array.from({ length: 8 }, () => eight.stream() as Readable);
+    for (const list of lists) {
+      list.on('data', (batch: string[]) => rowsInTurn.set(turn, (rowsInTurn.get(turn) ?? 0) + batch.length));
+    }
+    await Promise.all(lists.map((list) => new Promise((resolve) => list.on('end', resolve))));
+    counting = false;
+    eight.close();
+
+    expect([...rowsInTurn.values()].reduce((sum, rows) => sum + rows, 0)).toBe(8 * 20_000);
+    expect(Math.max(...rowsInTurn.values())).toBeLessThanOrEqual(ROWS_PER_TURN);
   });
 
   it('refuses a stream beyond its capacity, and takes one again once a stream is given back', async () => {

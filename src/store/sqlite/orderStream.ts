@@ -20,7 +20,12 @@ const ORDERS_AS_JSON = `
     || '}'
   FROM orders WHERE status <> 'cancelled' ORDER BY id`;
 
-const ROWS_PER_CHUNK = 2_000;
+/**
+ * The rows read in one turn of the event loop, over every list being streamed: one batch. SQLite reads
+ * synchronously, so a turn that read a batch for each of many fast lists would keep every other request
+ * waiting for all of them.
+ */
+export const ROWS_PER_TURN = 2_000;
 
 /** A sequential scan gains nothing from a page cache of its own; the operating system's serves it. */
 const READER_CACHE_KIB = 256;
@@ -33,6 +38,7 @@ interface Reader {
 /** At most `capacity` order lists streamed at once, each from its own snapshot. */
 export class OrderListReaders {
   readonly #idle: Reader[] = [];
+  readonly #turns = new Turns();
   #open = 0;
   #closed = false;
 
@@ -45,7 +51,7 @@ export class OrderListReaders {
   stream(): Readable | undefined {
     const reader = this.#take();
     if (!reader) return undefined;
-    return rowBatches(reader.orders.iterate(), () => this.#giveBack(reader));
+    return rowBatches(reader.orders.iterate(), this.#turns, () => this.#giveBack(reader));
   }
 
   /** How many lists are being read now. */
@@ -78,12 +84,35 @@ export class OrderListReaders {
   }
 }
 
+/** The lists waiting for rows, served one batch a turn, in the order they asked. */
+class Turns {
+  readonly #waiting: (() => void)[] = [];
+  #scheduled = false;
+
+  /** Runs `readBatch` in a coming turn, alone. */
+  request(readBatch: () => void): void {
+    this.#waiting.push(readBatch);
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#waiting.length === 0) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      // A batch handed on may ask for the next one at once: that request waits for a later turn.
+      this.#waiting.shift()?.();
+      this.#schedule();
+    });
+  }
+}
+
 /**
  * `rows` in batches, an object-mode stream of string arrays. `release` runs once, when the rows have been
  * read to their end or the stream is destroyed (the client went away), after the rows' iterator has let go
  * of its snapshot.
  */
-function rowBatches(rows: IterableIterator<string>, release: () => void): Readable {
+function rowBatches(rows: IterableIterator<string>, turns: Turns, release: () => void): Readable {
   let released = false;
   const finish = () => {
     if (released) return;
@@ -96,9 +125,9 @@ function rowBatches(rows: IterableIterator<string>, release: () => void): Readab
     // One batch ahead of the reader, not the sixteen objects a stream buffers by default.
     highWaterMark: 1,
     read() {
-      // Each batch in a turn of its own: a fast client would otherwise drain the whole list in one turn,
-      // and no other request would be served until it ended.
-      setImmediate(() => {
+      // Each batch in a turn of its own, shared with every other list: a fast client would otherwise
+      // drain the whole list in one turn, and no other request would be served until it ended.
+      turns.request(() => {
         try {
           pushNextBatch();
         } catch (error) {
@@ -115,7 +144,7 @@ function rowBatches(rows: IterableIterator<string>, release: () => void): Readab
   function pushNextBatch(): void {
     if (stream.destroyed) return;
     const batch: string[] = [];
-    while (batch.length < ROWS_PER_CHUNK) {
+    while (batch.length < ROWS_PER_TURN) {
       const next = rows.next();
       if (next.done) {
         finish();
