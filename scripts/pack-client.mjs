@@ -16,19 +16,15 @@ export const CLIENT_PACKAGE_NAME = 'store-orders-client';
 const SHIPPED = ['dist/client.js', 'dist/client.d.ts', 'generated/openapi.d.ts', 'generated/openapi.v2.d.ts'];
 
 /**
- * The first ```ts block under the README's `## Typed client` heading: the example a test runs as written.
- * @param {string} readme
+ * The first ```ts block of docs/client.md, the client's guide: the example a test runs as written.
+ * @param {string} guide
  * @returns {string}
  */
-export function readmeClientExample(readme) {
-  const heading = /^## Typed client\n/m.exec(readme);
-  if (!heading) throw new Error('README.md has no "## Typed client" section');
-  const section = readme.slice(heading.index + heading[0].length).split(/^## /m)[0] ?? '';
-  const example = /^```ts\n([\s\S]*?)^```/m.exec(section)?.[1];
-  if (!example) throw new Error('README.md\'s "## Typed client" section has no ```ts example');
+export function clientExample(guide) {
+  const example = /^```ts\n([\s\S]*?)^```/m.exec(guide)?.[1];
+  if (!example) throw new Error('docs/client.md has no ```ts example');
   return example;
 }
-
 /**
  * The client package's package.json, from the server package's: same version, same openapi-fetch range.
  * @param {{ version: string, license: string, engines: object, dependencies?: Record<string, string> }} serverManifest
@@ -108,7 +104,7 @@ export function packClient(out = join(root, 'dist')) {
   }
   for (const file of ['LICENSE', 'CHANGELOG.md']) copyFileSync(join(root, file), join(staging, file));
   writeFileSync(join(staging, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  const example = readmeClientExample(readFileSync(join(root, 'README.md'), 'utf8'));
+  const example = clientExample(readFileSync(join(root, 'docs', 'client.md'), 'utf8'));
   writeFileSync(join(staging, 'README.md'), clientReadme(manifest.version, example));
   const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', out], staging));
   return join(out, packed.filename);

@@ -1,6 +1,6 @@
 // The client package as a user gets it: `scripts/pack-client.mjs` (npm run pack:client without its build,
-// which the global setup has done), the tarball installed into an empty folder, and the README's client
-// example compiled and run from there against a live server, exactly as the README writes it.
+// which the global setup has done), the tarball installed into an empty folder, and the client guide's
+// example (docs/client.md) compiled and run from there against a live server, exactly as the guide writes it.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readmeClientExample } from '../../scripts/pack-client.mjs';
+import { clientExample } from '../../scripts/pack-client.mjs';
 import { createKey, startServer } from '../support/server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -16,9 +16,8 @@ const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')
   version: string;
   dependencies: Record<string, string>;
 };
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
-/** The README's section on the client, up to the next heading of its level. */
-const section = readme.slice(readme.search(/^## Typed client$/m)).split(/^## /m)[1] ?? '';
+/** The client's guide, whose commands and example the tests run as written. */
+const section = readFileSync(join(root, 'docs', 'client.md'), 'utf8');
 // Hang guards: npm and tsc take minutes on a machine busy with other work.
 const INSTALL_TIMEOUT = 600_000;
 
@@ -84,7 +83,7 @@ let app: string;
 beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), 'store-orders-client-'));
   tarball = (await succeed(process.execPath, ['scripts/pack-client.mjs', '--out', folder], root)).trim();
-  // An empty project as the README makes one.
+  // An empty project as the guide makes one.
   app = join(folder, 'my-app');
   mkdirSync(app);
   await succeed('npm', ['init', '-y'], app);
@@ -124,7 +123,7 @@ describe('npm run pack:client', () => {
       dependencies: { 'openapi-fetch': rootManifest.dependencies['openapi-fetch'] },
     });
     expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toContain('MIT License');
-    expect(readFileSync(join(installed, 'README.md'), 'utf8')).toContain(readmeClientExample(readme));
+    expect(readFileSync(join(installed, 'README.md'), 'utf8')).toContain(clientExample(section));
   });
 });
 
@@ -138,13 +137,13 @@ describe('store-orders-client, installed into an empty folder', () => {
   });
 
   it(
-    "compiles the README's example as the README says, strictly, and runs it against a live server: v1's list and v2's filtered walk print what the README shows",
+    "compiles the guide's example as the guide says, strictly, and runs it against a live server: v1's list and v2's filtered walk print what the guide shows",
     async () => {
-      writeFileSync(join(app, 'list-orders.ts'), readmeClientExample(readme));
-      // The README's own compile line, with this repository's TypeScript and Node types standing in for the
+      writeFileSync(join(app, 'list-orders.ts'), clientExample(section));
+      // The guide's own compile line, with this repository's TypeScript and Node types standing in for the
       // ones it has the user install.
       const compile = /^npx tsc (.+)$/m.exec(section)?.[1];
-      expect(compile, 'the README shows how to compile the example').toBeDefined();
+      expect(compile, 'the guide shows how to compile the example').toBeDefined();
       const args = [...(compile ?? '').split(' '), '--typeRoots', join(root, 'node_modules/@types')];
       expect(args).toContain('--strict');
       await succeed(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), ...args], app);
