@@ -277,9 +277,14 @@ describe('clients that stop reading a long list, with default settings', () => {
         eventLoopHeldMaxMs: { whileRefusing: heldWhileRefusingMs, whileStalled: heldWhileStalledMs },
       };
       writeReport('stalled-readers', report);
-      expect(during.sockets).toBeGreaterThanOrEqual(before.handles.sockets + STREAM_LIMIT);
+      // A connection that was still closing when `before` was read may be gone by `after`: the level is
+      // the lower of the two, and nothing may be left beyond what was there before.
+      const level = Math.min(before.handles.sockets, after.handles.sockets);
+      expect(during.sockets).toBeGreaterThanOrEqual(level + STREAM_LIMIT);
       expect(during.databaseFiles).toBe(before.handles.databaseFiles);
-      expect(after.handles).toEqual(before.handles);
+      expect(after.handles.databaseFiles).toBe(before.handles.databaseFiles);
+      expect(after.handles.sockets).toBeLessThanOrEqual(before.handles.sockets);
+      expect(after.handles.all).toBeLessThanOrEqual(before.handles.all);
       // Without backpressure, each of the streams would hold its whole list (13 MB) in memory.
       expect(peakRssMiB, JSON.stringify(report)).toBeLessThan(before.rssMiB + 48);
       expect(after.rssMiB, JSON.stringify(report)).toBeLessThan(before.rssMiB + 32);
