@@ -12,7 +12,6 @@ import {
 import { API_VERSIONS, type Contracts } from './contract/document.js';
 import { registerDocs } from './docs/routes.js';
 import { answersBeforeRouting } from './http/beforeRouting.js';
-import { answerLikeTheApi } from './http/commonAnswers.js';
 import { limitConnections } from './http/connections.js';
 import { allowCors } from './http/cors.js';
 import { adaptNodeServer } from './http/nodeServer.js';
@@ -27,6 +26,7 @@ import { cutOffStalledReaders } from './http/stalledReaders.js';
 import { closeConnectionsWhenStopping } from './http/stopping.js';
 import { type HandlersByVersion, storePartsOf } from './operations/handler.js';
 import { handlersByVersion } from './operations/index.js';
+import { answerLikeTheApi } from './serving/commonAnswers.js';
 import type { Store } from './store/store.js';
 import { instrument } from './telemetry/instrument.js';
 import { createMetrics } from './telemetry/metrics.js';

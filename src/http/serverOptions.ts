@@ -3,10 +3,10 @@
 import type { FastifyHttpOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { HttpLimits, LogLevel } from '../config.js';
+import { writeClientError } from '../serving/errors.js';
+import { requestIdFor } from '../serving/requestId.js';
 import type { BeforeRouting } from './beforeRouting.js';
-import { writeClientError } from './errors.js';
 import { serializeRequest } from './logRedaction.js';
-import { requestIdFor } from './requestId.js';
 import { requestLogFactory } from '../telemetry/requestLog.js';
 
 export interface ListenerOptions {
@@ -37,7 +37,7 @@ export function serverOptions(
     // failing to route (404).
     routerOptions: { maxParamLength: 16 * 1024 },
     // HEAD is not in the contract: it must reach the 405 path, not a copy of the GET route. The server's
-    // own read-only paths ask for it route by route (http/methods.ts).
+    // own read-only paths ask for it route by route (serving/methods.ts).
     exposeHeadRoutes: false,
     requestTimeout: http.requestTimeoutMs,
     keepAliveTimeout: http.keepAliveTimeoutMs,
