@@ -43,7 +43,6 @@ const notThroughPrism = [
   // Preflights are OPTIONS requests no operation of the contract has.
   'test/http/cors.test.ts',
   'test/http/duplicateKeys.test.ts',
-  'test/http/errors.test.ts',
   'test/http/framing.test.ts',
   'test/http/onePipeline.test.ts',
   'test/http/rateLimit.test.ts',
@@ -54,6 +53,7 @@ const notThroughPrism = [
   'test/operations/v2/pageCursor.test.ts',
   'test/package/**',
   'test/scripts/**',
+  'test/serving/**',
   'test/server.test.ts',
   'test/store/**',
   // Server processes of their own, which the Prism proxy does not stand in front of.

@@ -12,7 +12,6 @@ import {
 import { API_VERSIONS, type Contracts } from './contract/document.js';
 import { registerDocs } from './docs/routes.js';
 import { answersBeforeRouting } from './http/beforeRouting.js';
-import { answerLikeTheApi } from './http/commonAnswers.js';
 import { limitConnections } from './http/connections.js';
 import { allowCors } from './http/cors.js';
 import { adaptNodeServer } from './http/nodeServer.js';
@@ -27,9 +26,11 @@ import { cutOffStalledReaders } from './http/stalledReaders.js';
 import { closeConnectionsWhenStopping } from './http/stopping.js';
 import { type HandlersByVersion, storePartsOf } from './operations/handler.js';
 import { handlersByVersion } from './operations/index.js';
+import { answerLikeTheApi } from './serving/commonAnswers.js';
 import type { Store } from './store/store.js';
 import { instrument } from './telemetry/instrument.js';
 import { createMetrics } from './telemetry/metrics.js';
+import { requestLogFactory } from './telemetry/requestLog.js';
 import { timedStore } from './telemetry/timedStore.js';
 
 export interface AppOptions extends Partial<ListenerOptions> {
@@ -51,7 +52,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { now = () => new Date(), http = DEFAULT_HTTP_LIMITS } = options;
   const contracts = API_VERSIONS.map((version) => options.contracts[version]);
   const beforeRouting = answersBeforeRouting(contracts, now);
-  const app = Fastify(serverOptions({ ...options, http }, beforeRouting));
+  const app = Fastify(serverOptions({ ...options, http }, beforeRouting, requestLogFactory));
   limitConnections(app.server, http.maxConnections);
   adaptNodeServer(app.server, app.log);
 

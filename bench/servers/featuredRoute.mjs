@@ -12,10 +12,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
-import { bearerToken } from '../../dist/http/auth.js';
 import { entityTag, matchesIfNoneMatch } from '../../dist/http/conditional.js';
-import { requestIdFor } from '../../dist/http/requestId.js';
 import { keyDigest } from '../../dist/keys.js';
+import { bearerToken } from '../../dist/serving/bearerToken.js';
+import { requestIdFor } from '../../dist/serving/requestId.js';
 import { openBaselineDatabase, serializedOrderList } from './keyCheck.mjs';
 
 // The project's defaults; the bench sets the key's quota out of reach, as it does the project's.

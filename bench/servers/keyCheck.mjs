@@ -2,8 +2,9 @@
 // malformed keys, look the SHA-256 digest up with a prepared statement, compare in constant time);
 // `digestChecker` is the cheapest honest check, for the ceilings.
 import { timingSafeEqual } from 'node:crypto';
-import { authenticate, bearerToken } from '../../dist/http/auth.js';
+import { authenticate } from '../../dist/http/auth.js';
 import { keyDigest } from '../../dist/keys.js';
+import { bearerToken } from '../../dist/serving/bearerToken.js';
 
 export function keyChecker(db) {
   const activeKey = db.prepare(

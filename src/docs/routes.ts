@@ -1,6 +1,6 @@
 // Serves the API reference at /docs, off the /v1 API: no key, and every asset from this server.
 import type { FastifyInstance } from 'fastify';
-import { readOnlyRoute } from '../http/methods.js';
+import { readOnlyRoute } from '../serving/methods.js';
 import { ASSETS_PATH, type DocsAssets, loadDocsAssets } from './assets.js';
 import { CONTENT_SECURITY_POLICY, docsPage, INIT_SCRIPT } from './page.js';
 

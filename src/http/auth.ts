@@ -4,18 +4,12 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
 import { hasKeyShape, hasValidChecksum, keyDigest } from '../keys.js';
+import { bearerToken } from '../serving/bearerToken.js';
+import { singleHeader } from '../serving/rawHeaders.js';
 import type { KeyStore, Principal } from '../store/store.js';
 import type { RequestQuotas } from './quotas.js';
-import { singleHeader } from './rawHeaders.js';
 
 export const WWW_AUTHENTICATE = 'Bearer realm="store-orders"';
-
-/** The token of an `Authorization: Bearer <token>` header; the scheme name is case-insensitive (RFC 9110). */
-export function bearerToken(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const match = /^bearer +([^ ]+) *$/i.exec(header);
-  return match?.[1];
-}
 
 /**
  * Digests of keys that have authenticated before. Their checksum is not checked again: it is a second

@@ -5,9 +5,9 @@ import type { FastifyServerOptions, onRequestHookHandler } from 'fastify';
 import { withHeaders } from '../contract/answer.js';
 import { deprecatedOperationAt, deprecationPolicies, refuseAfterSunset } from '../contract/deprecation.js';
 import { type Contract, operationsOf } from '../contract/document.js';
-import { errorAnswerFor } from './errors.js';
+import { errorAnswerFor } from '../serving/errors.js';
+import { send } from '../serving/reply.js';
 import { framingError } from './framing.js';
-import { send } from './reply.js';
 
 type FrameworkErrors = NonNullable<FastifyServerOptions['frameworkErrors']>;
 

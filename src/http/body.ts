@@ -5,16 +5,16 @@ import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import secureJsonParse from 'secure-json-parse';
 import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
-import { firstDuplicateKey } from './duplicateKeys.js';
-import { singleHeader } from './rawHeaders.js';
-import { sendContinue } from './nodeServer.js';
 import {
   ApiError,
   MAX_BODY_BYTES,
   payloadTooLarge,
   unsupportedContentEncoding,
   unsupportedContentType,
-} from './errors.js';
+} from '../serving/errors.js';
+import { singleHeader } from '../serving/rawHeaders.js';
+import { firstDuplicateKey } from './duplicateKeys.js';
+import { sendContinue } from './nodeServer.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

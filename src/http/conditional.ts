@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { OpenAPIV3 } from 'openapi-types';
 import type { Answer } from '../contract/answer.js';
 import { isStreamedArray } from '../contract/streamedArray.js';
-import { serialize } from './reply.js';
+import { serialize } from '../serving/reply.js';
 
 let lastTagged: { body: string | Buffer; tag: string } | undefined;
 

@@ -2,8 +2,8 @@
 // codings other than chunked. Judged on every request, before routing, as a malformed request would be.
 import type { IncomingMessage } from 'node:http';
 import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
-import { notImplemented } from './errors.js';
-import { headerValues } from './rawHeaders.js';
+import { notImplemented } from '../serving/errors.js';
+import { headerValues } from '../serving/rawHeaders.js';
 
 export function framingError(request: IncomingMessage): ErrorAnswer | undefined {
   const hosts = headerValues(request.rawHeaders, 'host');

@@ -5,8 +5,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { apiError } from '../contract/errorBody.js';
-import { notImplemented, writeRawError } from './errors.js';
-import { requestIdFor } from './requestId.js';
+import { notImplemented, writeRawError } from '../serving/errors.js';
+import { requestIdFor } from '../serving/requestId.js';
 
 /** How long a connection closed with request bytes still arriving keeps reading them (RFC 9112 §9.6). */
 export const LINGER_MS = 5_000;

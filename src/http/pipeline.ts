@@ -8,15 +8,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Answer } from '../contract/answer.js';
 import { refuseAfterSunset } from '../contract/deprecation.js';
 import type { StoreParts } from '../operations/handler.js';
+import { answerToFailure } from '../serving/commonAnswers.js';
+import { send } from '../serving/reply.js';
 import type { KeyStore } from '../store/store.js';
 import { authenticateRequest } from './auth.js';
 import { operationBody } from './body.js';
-import { answerToFailure } from './commonAnswers.js';
 import { conditionalGet } from './conditional.js';
 import type { Operation } from './operationTable.js';
 import { invalidIntegerParameter } from './parameters.js';
 import type { RequestQuotas } from './quotas.js';
-import { send } from './reply.js';
 import { validatedInput } from './validation.js';
 
 export interface PipelineDependencies {

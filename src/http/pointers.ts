@@ -6,9 +6,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Contract } from '../contract/document.js';
 import { apiError } from '../contract/errorBody.js';
+import { readOnlyRoute } from '../serving/methods.js';
+import { send } from '../serving/reply.js';
 import { VERSION } from '../version.js';
-import { readOnlyRoute } from './methods.js';
-import { send } from './reply.js';
 
 const DOCS = '/docs';
 const DOCS_LINK = `<${DOCS}>; rel="service-doc"; type="text/html"`;

@@ -3,10 +3,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Contract } from '../contract/document.js';
 import { apiError } from '../contract/errorBody.js';
+import { readOnlyRoute } from '../serving/methods.js';
+import { send } from '../serving/reply.js';
 import type { Store } from '../store/store.js';
 import { VERSION } from '../version.js';
-import { readOnlyRoute } from './methods.js';
-import { send } from './reply.js';
 
 const NOT_READY = apiError('service_unavailable', 'The database is not answering');
 

@@ -3,11 +3,11 @@
 // contract has with other methods, 404 on any other path (a trailing slash is another path).
 import type { FastifyInstance } from 'fastify';
 import { operationsOf, type Contract } from '../contract/document.js';
-import { allowedMethodsOf, methodNotAllowed, NO_SUCH_PATH } from './methods.js';
+import { allowedMethodsOf, methodNotAllowed, NO_SUCH_PATH } from '../serving/methods.js';
+import { send } from '../serving/reply.js';
+import type { Principal } from '../store/store.js';
 import type { OperationTable } from './operationTable.js';
 import { type PipelineDependencies, respond } from './pipeline.js';
-import { send } from './reply.js';
-import type { Principal } from '../store/store.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

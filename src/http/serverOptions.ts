@@ -1,13 +1,15 @@
 // Fastify's options for the API's listener: logging with keys redacted, request ids, the HTTP limits, and
 // the Error body for what goes wrong before a request reaches a route.
-import type { FastifyHttpOptions } from 'fastify';
+import type { FastifyHttpOptions, FastifyServerOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { HttpLimits, LogLevel } from '../config.js';
+import { writeClientError } from '../serving/errors.js';
+import { requestIdFor } from '../serving/requestId.js';
 import type { BeforeRouting } from './beforeRouting.js';
-import { writeClientError } from './errors.js';
 import { serializeRequest } from './logRedaction.js';
-import { requestIdFor } from './requestId.js';
-import { requestLogFactory } from '../telemetry/requestLog.js';
+
+/** Makes each request's logger from the listener's (the composition root gives telemetry's). */
+export type RequestLogFactory = NonNullable<FastifyServerOptions['childLoggerFactory']>;
 
 export interface ListenerOptions {
   http: HttpLimits;
@@ -19,6 +21,7 @@ export interface ListenerOptions {
 export function serverOptions(
   { http, logLevel, logStream }: ListenerOptions,
   beforeRouting: BeforeRouting,
+  requestLog: RequestLogFactory,
 ): FastifyHttpOptions<Server> {
   return {
     logger: {
@@ -31,13 +34,13 @@ export function serverOptions(
         censor: '[redacted]',
       },
     },
-    childLoggerFactory: requestLogFactory,
+    childLoggerFactory: requestLog,
     genReqId: (request) => requestIdFor(request.headers['x-request-id']),
     // As long as Node's own header limit, so an over-long id reaches validation (400) rather than
     // failing to route (404).
     routerOptions: { maxParamLength: 16 * 1024 },
     // HEAD is not in the contract: it must reach the 405 path, not a copy of the GET route. The server's
-    // own read-only paths ask for it route by route (http/methods.ts).
+    // own read-only paths ask for it route by route (serving/methods.ts).
     exposeHeadRoutes: false,
     requestTimeout: http.requestTimeoutMs,
     keepAliveTimeout: http.keepAliveTimeoutMs,

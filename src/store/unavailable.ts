@@ -1,4 +1,4 @@
-// The one error a store raises for a failure that passes, whatever its backend; http/errors.ts answers it
+// The one error a store raises for a failure that passes, whatever its backend; serving/errors.ts answers it
 // 503 with Retry-After.
 
 /**

@@ -2,9 +2,9 @@
 // to deprecated operations per account, and GET /metrics on the app or on a listener of its own.
 import type { FastifyContextConfig, FastifyInstance } from 'fastify';
 import type { MetricsConfig } from '../config.js';
-import { readOnlyRoute } from '../http/methods.js';
 import { deprecationPolicies } from '../contract/deprecation.js';
 import { type ApiVersion, type Contract, operationsOf } from '../contract/document.js';
+import { readOnlyRoute } from '../serving/methods.js';
 import type { Store } from '../store/store.js';
 import { DeprecatedCallLog } from './deprecatedCalls.js';
 import { type Metrics, NO_OPERATION, observeStore } from './metrics.js';

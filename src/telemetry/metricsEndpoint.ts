@@ -3,12 +3,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { apiError } from '../contract/errorBody.js';
-import { bearerToken } from '../http/auth.js';
-import { answerLikeTheApi } from '../http/commonAnswers.js';
-import { readOnlyRoute } from '../http/methods.js';
-import { singleHeader } from '../http/rawHeaders.js';
-import { send } from '../http/reply.js';
-import { requestIdFor } from '../http/requestId.js';
+import { bearerToken } from '../serving/bearerToken.js';
+import { answerLikeTheApi } from '../serving/commonAnswers.js';
+import { readOnlyRoute } from '../serving/methods.js';
+import { singleHeader } from '../serving/rawHeaders.js';
+import { send } from '../serving/reply.js';
+import { requestIdFor } from '../serving/requestId.js';
 import type { Metrics } from './metrics.js';
 
 export const METRICS_PATH = '/metrics';

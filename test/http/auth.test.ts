@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { bearerToken } from '../../src/http/auth.js';
 import { generateKey } from '../../src/keys.js';
 import type { KeyStore } from '../../src/store/store.js';
 import { assertHonoursContract } from '../support/contract.js';
@@ -75,16 +74,6 @@ describe('bearer authentication', () => {
     const other = (await createKey(t.server.store)).key;
     await t.server.store.keys.revokeKeyById(t.keyId);
     expect((await listWith(`Bearer ${other}`)).status).toBe(200);
-  });
-});
-
-describe('bearerToken', () => {
-  it('reads the token after a case-insensitive scheme and spaces', () => {
-    expect(bearerToken('Bearer abc')).toBe('abc');
-    expect(bearerToken('bearer   abc ')).toBe('abc');
-    expect(bearerToken('Bearerabc')).toBeUndefined();
-    expect(bearerToken('Bearer a b')).toBeUndefined();
-    expect(bearerToken(undefined)).toBeUndefined();
   });
 });
 

@@ -4,7 +4,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { isIdentityCoded, isJsonContentType, readJsonBody, type RequestBody } from '../../src/http/body.js';
-import { ApiError, MAX_BODY_BYTES } from '../../src/http/errors.js';
+import { ApiError, MAX_BODY_BYTES } from '../../src/serving/errors.js';
 
 /** A payload that records whether anything pulled a chunk from it, and whether it was read to its end. */
 function payloadOf(...chunks: (string | Buffer)[]) {

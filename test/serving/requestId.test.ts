@@ -1,7 +1,7 @@
 // requestIdFor: which incoming X-Request-Id values are kept, and which are replaced by a new id.
 import { describe, expect, it } from 'vitest';
-import { requestIdFor } from '../../src/http/requestId.js';
 import { generateKey } from '../../src/keys.js';
+import { requestIdFor } from '../../src/serving/requestId.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { errorCodes } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { apiError } from '../../src/contract/errorBody.js';
-import { ApiError, errorAnswerFor } from '../../src/http/errors.js';
+import { ApiError, errorAnswerFor } from '../../src/serving/errors.js';
 import { storeErrorFor } from '../../src/store/sqlite/errors.js';
 
 describe('errorAnswerFor', () => {
