@@ -1,7 +1,7 @@
 // `npm run bench`: the project against its baselines, side by side in one run. Each scenario starts
 // every contender on its own copy of the same database, then alternates their load runs over ROUNDS
 // rounds and prints medians and ratios. BENCH_SECONDS (default 5) and BENCH_ROUNDS (default 3) tune it;
-// BENCH_ONLY=list,write,cold,big,workers,postgres,pages picks scenarios.
+// BENCH_ONLY=list,write,cold,big,workers,postgres,pages picks scenarios (a name that is none stops it).
 // BENCH_SMOKE=1 runs every scenario once on small data, one 1-second round at a low request rate, to prove
 // the bench still works at little cost (the test suite runs it); its figures mean nothing. The list scenario also prints the CPU time per request of each
 // contender (its whole process), as ratios of speed: the baseline's CPU per request over the project's.
@@ -29,6 +29,9 @@ const ONLY = new Set(process.env.BENCH_ONLY?.split(',') ?? SCENARIOS.map(({ name
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => fail(`stopped by ${signal}`));
 
 async function main() {
+  const unknown = [...ONLY].filter((name) => !SCENARIOS.some((scenario) => scenario.name === name));
+  const names = SCENARIOS.map(({ name }) => name).join(',');
+  if (unknown.length > 0) fail(`BENCH_ONLY names no scenario "${unknown.join('", "')}"; the scenarios: ${names}`);
   const mode = SMOKE ? 'smoke run (small data; the figures mean nothing), ' : '';
   printHead(`${mode}${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds, medians.`);
   for (const scenario of SCENARIOS) if (ONLY.has(scenario.name)) await scenario.run();
