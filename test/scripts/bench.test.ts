@@ -77,6 +77,15 @@ describe('npm run bench', () => {
     HANG_LIMIT_MS + 10_000,
   );
 
+  it('exits 1 naming the scenarios when BENCH_ONLY names one that does not exist, instead of running none', async () => {
+    // "lists" for "list": without the check, the bench printed its table's head and no row, and passed.
+    const run = await runBench({ BENCH_ONLY: 'cold,lists', BENCH_SMOKE: '1' });
+    expect(run.signal).toBeNull();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('BENCH_ONLY names no scenario "lists"; the scenarios: list,write,cold,big,workers,postgres,pages');
+    expect(run.stdout).toBe('');
+  });
+
   it(
     'exits 1 with the name and stderr of a contender that dies at start, instead of waiting for it',
     async () => {
