@@ -3,7 +3,7 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DatabaseLocation } from '../../src/databaseUrl.js';
+import type { DatabaseLocation } from '../../src/store/backends.js';
 import type { SchemaMigration } from '../../src/store/migrations.js';
 import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';

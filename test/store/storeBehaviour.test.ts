@@ -215,6 +215,22 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
       expect(await store.orders.shipOrder(999)).toBe('missing');
     });
 
+    it('takes no number beyond 2^53 - 1 for an id: lookups find nothing, moves and revocations answer missing', async () => {
+      // 2^53 is a number exactly, and another tool could store it; the store never issues it.
+      const beyond = 2 ** 53;
+      await onDatabase(
+        `INSERT INTO orders (id, status, created_at, updated_at) VALUES (${beyond}, 'pending', 'x', 'x');
+         INSERT INTO pets (id, name, created_at) VALUES (${beyond}, 'Far', 'x');`,
+      );
+      for (const id of [beyond, 2 ** 63]) {
+        expect(await store.orders.findOrder(id)).toBeUndefined();
+        expect(await store.orders.cancelOrder(id)).toBe('missing');
+        expect(await store.orders.shipOrder(id)).toBe('missing');
+        expect(await store.pets.findPet(id)).toBeUndefined();
+        expect(await store.keys.revokeKeyById(id)).toBe('missing');
+      }
+    });
+
     it('imports all orders in one transaction, or none', async () => {
       expect(await store.orders.importOrders([{ petId: 1, quantity: 1 }, { petId: 2 }])).toBe(2);
       // A CHECK constraint failing on the second row rolls back the first.
@@ -300,7 +316,6 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
           { id: 2, status: 'shipped' },
         ],
       });
-      expect(first.version).toBe((await store.orders.listOrders()).version);
       expect(await store.orders.listOrderPage({ filter: OPEN, afterId: 2, limit: 2 })).toMatchObject({
         nextAfterId: 5,
         orders: [{ id: 4 }, { id: 5 }],

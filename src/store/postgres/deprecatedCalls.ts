@@ -1,8 +1,9 @@
 // The calls to deprecated operations, per operation and account, added to in one statement per flush.
 import type { Pool } from 'pg';
+import type { DeprecatedCallRepository } from '../backend.js';
 import type { DeprecatedCallListing, DeprecatedCalls } from '../store.js';
 
-export class DeprecatedCallLog {
+export class DeprecatedCallLog implements DeprecatedCallRepository {
   readonly #pool: Pool;
 
   constructor(pool: Pool) {

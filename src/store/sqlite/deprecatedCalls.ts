@@ -1,8 +1,9 @@
 // Who still calls the deprecated operations: counts per operation and account, written in batches.
 import type Database from 'better-sqlite3';
+import type { DeprecatedCallRepository } from '../backend.js';
 import type { DeprecatedCallListing, DeprecatedCalls } from '../store.js';
 
-export class DeprecatedCallLog {
+export class DeprecatedCallLog implements DeprecatedCallRepository {
   readonly #statements;
   readonly #record: Database.Transaction<(calls: readonly DeprecatedCalls[]) => void>;
 
