@@ -1,6 +1,6 @@
 // Rows as every backend reads and writes them (both schemas name the columns alike), and the one mapping
 // of each to what the seam gives: a column the store has no value for is left out of the answer.
-import type { KeyListing, NewOrder, Order, OrderStatus, OrderWithStatus, StoredOrder } from './store.js';
+import type { DeprecatedCalls, KeyListing, NewOrder, Order, OrderStatus, OrderWithStatus, StoredOrder } from './store.js';
 
 export const ORDER_COLUMNS = 'id, pet_id, quantity, ship_date, complete';
 export const STATUS_COLUMNS = `${ORDER_COLUMNS}, status`;
@@ -57,6 +57,13 @@ export type NewOrderRow = ReturnType<typeof newOrderRow>;
 /** The column names of NewOrderRow, read from the mapping itself: a column it gains is written at once. */
 export const NEW_ORDER_COLUMNS = Object.keys(newOrderRow({})) as (keyof NewOrderRow)[];
 
+/** An account as the seam names its fields. */
+export const ACCOUNT_COLUMNS = `id, name, created_at AS "createdAt"`;
+
+/** Named as StoredMessage names them, in arrival order; the body as the backend keeps it. */
+export const MESSAGE_LISTING = `SELECT m.id, a.name AS account, m.body AS message, m.status, m.created_at AS "createdAt"
+  FROM messages m JOIN accounts a ON a.id = m.account_id ORDER BY m.seq`;
+
 /** The keys of the table (or common table expression) `keys` as listed: with their account's name. */
 export function keyListingOf(keys: string): string {
   return `SELECT k.id, a.name AS account, k.display_prefix, k.created_at, k.revoked_at
@@ -83,3 +90,23 @@ export function toKeyListing(row: KeyRow): KeyListing {
   if (row.revoked_at !== null) listing.revokedAt = row.revoked_at;
   return listing;
 }
+
+/** The columns the calls of one deprecated operation by one account are counted in. */
+export function deprecatedCallRow({ operationId, accountId, firstCallAt, lastCallAt, count }: DeprecatedCalls) {
+  return {
+    operation_id: operationId,
+    account_id: accountId,
+    first_call_at: firstCallAt,
+    last_call_at: lastCallAt,
+    call_count: count,
+  };
+}
+
+/** The column names of deprecatedCallRow, read from the mapping itself. */
+export const DEPRECATED_CALL_COLUMNS = Object.keys(deprecatedCallRow({} as DeprecatedCalls));
+
+/** Named as DeprecatedCallListing names them: by operation, the latest first. */
+export const DEPRECATED_CALL_LISTING = `SELECT d.operation_id AS "operationId", a.name AS account,
+    d.first_call_at AS "firstCallAt", d.last_call_at AS "lastCallAt", d.call_count AS count
+  FROM deprecated_calls d JOIN accounts a ON a.id = d.account_id
+  ORDER BY d.operation_id, d.last_call_at DESC, a.name`;

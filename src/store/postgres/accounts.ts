@@ -1,7 +1,7 @@
 // Accounts and their API keys. A key is stored only as its digest and a short display prefix.
 import type { Pool } from 'pg';
 import type { KeyRepository } from '../backend.js';
-import { KEY_LISTING, keyListingOf, type KeyRow, toKeyListing } from '../rows.js';
+import { ACCOUNT_COLUMNS, KEY_LISTING, keyListingOf, type KeyRow, toKeyListing } from '../rows.js';
 import type { Account, ActiveKey, KeyListing, RevokeOutcome } from '../store.js';
 
 export class Accounts implements KeyRepository {
@@ -15,7 +15,7 @@ export class Accounts implements KeyRepository {
 
   async createAccount(name: string): Promise<Account> {
     const { rows } = await this.#pool.query<Account>(
-      `INSERT INTO accounts (name, created_at) VALUES ($1, $2) RETURNING id, name, created_at AS "createdAt"`,
+      `INSERT INTO accounts (name, created_at) VALUES ($1, $2) RETURNING ${ACCOUNT_COLUMNS}`,
       [name, this.#now()],
     );
     return rows[0] as Account;
@@ -23,7 +23,7 @@ export class Accounts implements KeyRepository {
 
   async findAccount(name: string): Promise<Account | undefined> {
     const { rows } = await this.#pool.query<Account>(
-      `SELECT id, name, created_at AS "createdAt" FROM accounts WHERE name = $1`,
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE name = $1`,
       [name],
     );
     return rows[0];

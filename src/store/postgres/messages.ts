@@ -1,6 +1,7 @@
 // The message queue, and the Idempotency-Key of sendMessage: a retry replays the first answer as sent.
 import type { Pool } from 'pg';
 import type { MessageRepository, QueuedAnswer } from '../backend.js';
+import { MESSAGE_LISTING } from '../rows.js';
 import type { IdempotencyKey, Message, NewMessage, StoredMessage } from '../store.js';
 
 /** A row of the list as read: the body is its UTF-8 bytes (migration 4). */
@@ -53,10 +54,7 @@ export class Messages implements MessageRepository {
   }
 
   async list(): Promise<StoredMessage[]> {
-    const { rows } = await this.#pool.query<StoredRow>(
-      `SELECT m.id, a.name AS account, m.body AS message, m.status, m.created_at AS "createdAt"
-       FROM messages m JOIN accounts a ON a.id = m.account_id ORDER BY m.seq`,
-    );
+    const { rows } = await this.#pool.query<StoredRow>(MESSAGE_LISTING);
     return rows.map(({ id, account, message, status, createdAt }) => ({
       id,
       account,

@@ -1,6 +1,6 @@
 // Accounts and their API keys. A key is stored only as its digest and a short display prefix.
 import type { KeyRepository } from '../backend.js';
-import { KEY_LISTING, type KeyRow, toKeyListing } from '../rows.js';
+import { ACCOUNT_COLUMNS, KEY_LISTING, type KeyRow, toKeyListing } from '../rows.js';
 import type { Account, ActiveKey, KeyListing, RevokeOutcome } from '../store.js';
 import type { Connection } from './connection.js';
 
@@ -22,7 +22,7 @@ export class Accounts implements KeyRepository {
     this.#statements = {
       insertAccount: db.prepare<[string, string]>(`INSERT INTO accounts (name, created_at) VALUES (?, ?)`),
       accountByName: db.prepare<[string], Account>(
-        `SELECT id, name, created_at AS createdAt FROM accounts WHERE name = ?`,
+        `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE name = ?`,
       ),
       activeKey: db.prepare<[Buffer], { id: number; account_id: number; digest: Buffer }>(
         `SELECT id, account_id, digest FROM api_keys WHERE digest = ? AND revoked_at IS NULL`,

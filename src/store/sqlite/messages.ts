@@ -1,5 +1,6 @@
 // The message queue, and the Idempotency-Key of sendMessage: a retry replays the first answer as sent.
 import type { MessageRepository, QueuedAnswer } from '../backend.js';
+import { MESSAGE_LISTING } from '../rows.js';
 import type { IdempotencyKey, Message, NewMessage, StoredMessage } from '../store.js';
 import type { Connection } from './connection.js';
 
@@ -14,11 +15,7 @@ export class Messages implements MessageRepository {
       insert: db.prepare<[string, number, string, string]>(
         `INSERT INTO messages (id, account_id, body, status, created_at) VALUES (?, ?, ?, 'queued', ?)`,
       ),
-      // Named as StoredMessage names them, in the same order.
-      list: db.prepare<[], StoredMessage>(
-        `SELECT m.id, a.name AS account, m.body AS message, m.status, m.created_at AS createdAt
-         FROM messages m JOIN accounts a ON a.id = m.account_id ORDER BY m.seq`,
-      ),
+      list: db.prepare<[], StoredMessage>(MESSAGE_LISTING),
       countQueued: db.prepare(`SELECT count(*) FROM messages WHERE status = 'queued'`).pluck(),
       earlierAnswer: db.prepare<
         [number, string],
