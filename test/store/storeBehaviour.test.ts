@@ -98,6 +98,27 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
     }
   }
 
+  /** The Idempotency-Keys the database holds, read past the store. */
+  async function storedKeys(): Promise<string[]> {
+    const sql = 'SELECT key FROM idempotency_keys ORDER BY key';
+    const { location } = scratch;
+    if (location.kind === 'sqlite') {
+      const db = new Database(location.path, { readonly: true });
+      try {
+        return db.prepare<[], string>(sql).pluck().all();
+      } finally {
+        db.close();
+      }
+    }
+    const client = new pg.Client({ connectionString: location.url });
+    await client.connect();
+    try {
+      return (await client.query<{ key: string }>(sql)).rows.map(({ key }) => key);
+    } finally {
+      await client.end();
+    }
+  }
+
   describe('orders', () => {
     it('lists orders that are not cancelled, by id, leaving out absent fields', async () => {
       const a = await store.orders.addOrder({ petId: 1, quantity: 2, shipDate: '2026-01-01T00:00:00.000Z', complete: true });
@@ -740,6 +761,30 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
       );
       expect(later.outcome).toBe('queued');
       expect((await store.messages.listMessages()).map(({ id }) => id)).toEqual(['msg_1', 'msg_4', 'msg_5']);
+    });
+
+    it('forgets the Idempotency-Keys of more than a day ago beside a later send, at most once a minute', async () => {
+      const account = await store.keys.createAccount('acme');
+      const send = (key: string, createdAt: string) =>
+        store.messages.enqueueMessageOnce(message(account.id, `msg_${key}`, createdAt), { key, fingerprint: Buffer.from(key) });
+      /** The keys the database holds, once they are `expected`: the purge runs beside the send, not in it. */
+      const keysBecome = async (expected: string[]) => {
+        let keys = await storedKeys();
+        while (keys.join() !== expected.join()) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          keys = await storedKeys();
+        }
+        return keys;
+      };
+      await send('a', '2026-01-01T00:00:00.000Z');
+      await send('b', '2026-01-01T00:00:10.000Z');
+      await send('c', '2026-01-02T00:00:05.000Z');
+      expect(await keysBecome(['b', 'c'])).toEqual(['b', 'c']);
+      // Within a minute of that purge, b (now more than a day old too) is kept.
+      await send('d', '2026-01-02T00:00:20.000Z');
+      expect(await storedKeys()).toEqual(['b', 'c', 'd']);
+      await send('e', '2026-01-02T00:01:05.000Z');
+      expect(await keysBecome(['c', 'd', 'e'])).toEqual(['c', 'd', 'e']);
     });
   });
 
