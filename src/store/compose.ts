@@ -36,7 +36,7 @@ import {
 type Guard = <T>(work: () => T | Promise<T>) => Promise<T>;
 
 /** Expired keys are refused by age anyway: purging them only bounds the table, so it need not be often. */
-export const PURGE_KEYS_EVERY_MS = 60_000;
+const PURGE_KEYS_EVERY_MS = 60_000;
 
 export function composeStore(repositories: Repositories): AdminStore {
   const guard = guardWith((error) => repositories.storeErrorFor(error));
@@ -53,7 +53,7 @@ export function composeStore(repositories: Repositories): AdminStore {
   };
 }
 
-/** Most calls of SQLite's are synchronous: they settle without a detour through an async function. */
+/** A synchronous answer (most of SQLite's) settles without a detour through an async function. */
 function guardWith(storeErrorFor: (error: unknown) => unknown): Guard {
   return <T>(work: () => T | Promise<T>): Promise<T> => {
     try {
