@@ -1,5 +1,5 @@
 // `store-orders copy --from URL --to URL`: everything in one database, into a new one of either backend.
-import { describeDatabase, type DatabaseLocation, locateDatabase } from '../store/backends.js';
+import { backendSettings, describeDatabase, type DatabaseLocation, locateDatabase } from '../store/backends.js';
 import { onlyOptions } from './args.js';
 import type { Command } from './command.js';
 import { CliError, databaseLocation, UsageError } from './io.js';
@@ -28,7 +28,7 @@ export const copy: Command = {
     const { copyDatabase } = await import('../store/copy.js');
     let counts;
     try {
-      counts = await copyDatabase(source, target);
+      counts = await copyDatabase(source, target, backendSettings(context.env, 'command'));
     } catch (error) {
       throw new CliError(`cannot copy ${names}: ${(error as Error).message}`);
     }

@@ -180,7 +180,7 @@ export interface Backend<Kind extends string, Location extends { kind: Kind }, S
   /** Opens the database and brings its schema up to date; a failure to open rejects. */
   open(location: Location, settings: Settings, options: OpenOptions): Promise<Repositories>;
   /** The source of `store-orders copy`: it refuses a schema that is not this build's. */
-  exportFrom(location: Location): Promise<CopySource>;
+  exportFrom(location: Location, settings: Settings): Promise<CopySource>;
   /** The target of `store-orders copy`: created or brought up to date, then checked empty by `begin`. */
-  importInto(location: Location): Promise<CopyTarget>;
+  importInto(location: Location, settings: Settings): Promise<CopyTarget>;
 }

@@ -5,7 +5,7 @@
 // messages, Idempotency-Keys and counts carry over as they are; the target keeps an identity of its own,
 // so its list's versions never repeat the source's.
 import type { CopySource, CopyTarget, TableShape } from './backend.js';
-import { backendOf, type DatabaseLocation } from './backends.js';
+import { backendOf, type BackendSettings, type DatabaseLocation } from './backends.js';
 
 /** Rows read, and written, at once. */
 export const BATCH_ROWS = 10_000;
@@ -22,10 +22,15 @@ export class SourceSchemaError extends Error {
   override name = 'SourceSchemaError';
 }
 
-export async function copyDatabase(from: DatabaseLocation, to: DatabaseLocation): Promise<CopyCounts> {
-  const source = await backendOf(from).exportFrom(from);
+/** Copies `from` into `to`, each opened with its backend's `settings` (a command's). */
+export async function copyDatabase(
+  from: DatabaseLocation,
+  to: DatabaseLocation,
+  settings: BackendSettings,
+): Promise<CopyCounts> {
+  const source = await backendOf(from).exportFrom(from, settings[from.kind]);
   try {
-    const target = await backendOf(to).importInto(to);
+    const target = await backendOf(to).importInto(to, settings[to.kind]);
     try {
       return await copyTables(source, target);
     } finally {

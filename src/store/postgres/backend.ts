@@ -52,6 +52,6 @@ export const postgres: Backend<'postgres', PostgresLocation, PostgresSettings> =
       : { poolSize: POOL_SIZE, connectionWaitMs: CONNECTION_WAIT_MS },
   open: async (location, settings, options) =>
     (await import('./repositories.js')).openRepositories(location.url, settings, options),
-  exportFrom: async (location) => (await import('./copy.js')).exportFrom(location.url),
-  importInto: async (location) => (await import('./copy.js')).importInto(location.url),
+  exportFrom: async (location, settings) => (await import('./copy.js')).exportFrom(location.url, settings),
+  importInto: async (location, settings) => (await import('./copy.js')).importInto(location.url, settings),
 };

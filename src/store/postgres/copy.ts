@@ -5,12 +5,10 @@ import pg from 'pg';
 import type { CopySource, CopyTarget, Row, TableShape } from '../backend.js';
 import { BATCH_ROWS, checkSourceVersion, checkTargetTable } from '../copy.js';
 import { MIGRATIONS } from './migrations.js';
-import { connectionConfig, migrateOnce } from './repositories.js';
+import { connectionConfig, migrateOnce, type PostgresSettings } from './repositories.js';
 
 /** The database's own identity, change count and schema version: a copy is a database of its own. */
 const BOOKKEEPING = ['store_identity', 'order_changes_base', 'order_changes', 'schema_migrations'];
-
-const CONNECTION_WAIT_MS = 10_000;
 
 interface Table extends TableShape {
   key: string[];
@@ -45,16 +43,16 @@ async function tablesOf(client: pg.Client): Promise<Table[]> {
   }));
 }
 
-async function connect(url: string): Promise<pg.Client> {
-  const client = new pg.Client(connectionConfig(url, CONNECTION_WAIT_MS));
+async function connect(url: string, { connectionWaitMs }: PostgresSettings): Promise<pg.Client> {
+  const client = new pg.Client(connectionConfig(url, connectionWaitMs));
   // A connection PostgreSQL ends while idle is the next statement's error, not a crash.
   client.on('error', () => {});
   await client.connect();
   return client;
 }
 
-export async function exportFrom(url: string): Promise<CopySource> {
-  const client = await connect(url);
+export async function exportFrom(url: string, settings: PostgresSettings): Promise<CopySource> {
+  const client = await connect(url, settings);
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const { rows } = await client.query<{ version: number | null }>(
@@ -87,9 +85,9 @@ async function* batches(client: pg.Client, { name, columns, key }: Table): Async
   }
 }
 
-export async function importInto(url: string): Promise<CopyTarget> {
-  await migrateOnce(connectionConfig(url, CONNECTION_WAIT_MS), undefined);
-  const client = await connect(url);
+export async function importInto(url: string, settings: PostgresSettings): Promise<CopyTarget> {
+  await migrateOnce(connectionConfig(url, settings.connectionWaitMs), undefined);
+  const client = await connect(url, settings);
   let tables = new Map<string, Table>();
   let open = false;
   return {

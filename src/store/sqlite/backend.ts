@@ -40,7 +40,7 @@ export const sqlite: Backend<'sqlite', SqliteLocation, SqliteSettings> = {
   open: (location, settings, options) => Promise.resolve().then(() => openRepositories(location.path, settings, options)),
   // Loaded only when asked for: no other command needs the copy's code.
   exportFrom: async (location) => (await import('./copy.js')).exportFrom(location.path),
-  importInto: async (location) => (await import('./copy.js')).importInto(location.path),
+  importInto: async (location, settings) => (await import('./copy.js')).importInto(location.path, settings),
 };
 
 /** A plain path, or a `file:` URL (`file:///abs/path.db`, `file:relative.db`) without query options. */

@@ -6,6 +6,7 @@ import type { CopySource, CopyTarget, Row, TableShape } from '../backend.js';
 import { BATCH_ROWS, checkSourceVersion, checkTargetTable } from '../copy.js';
 import { MIGRATIONS } from './migrations.js';
 import { openDatabase } from './open.js';
+import type { SqliteSettings } from './repositories.js';
 
 /** The file's own identity and change count: a copy is a database of its own, with its own. */
 const BOOKKEEPING = new Set(['order_list_version']);
@@ -37,8 +38,8 @@ export function exportFrom(path: string): Promise<CopySource> {
   }
 }
 
-export function importInto(path: string): Promise<CopyTarget> {
-  const db = openDatabase(path, { synchronous: 'FULL', busyTimeoutMs: 5000, create: true });
+export function importInto(path: string, { synchronous, busyTimeoutMs }: SqliteSettings): Promise<CopyTarget> {
+  const db = openDatabase(path, { synchronous, busyTimeoutMs, create: true });
   let tables = new Map<string, Table>();
   const inserts = new Map<string, Database.Statement>();
   return Promise.resolve({
