@@ -7,7 +7,7 @@ import type { Backend, StoreUse } from './backend.js';
 import { postgres } from './postgres/backend.js';
 import { sqlite } from './sqlite/backend.js';
 
-/** The first is the default, whose DATABASE_URL is DEFAULT_DATABASE_URL. */
+/** Every backend; DEFAULT_DATABASE_URL, a path, names a database of the one that takes paths (SQLite). */
 export const BACKENDS = [sqlite, postgres] as const;
 
 type Listed = (typeof BACKENDS)[number];
