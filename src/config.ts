@@ -1,10 +1,9 @@
 // Reads the environment once into a typed Config, or fails with a message naming the bad variable.
 import { ConfigError } from './configError.js';
 import { parseCorsOrigins } from './corsOrigins.js';
-import { type DatabaseLocation, parseDatabaseUrl } from './databaseUrl.js';
+import { parseChoice, parseWhole, wholeNumber } from './environment.js';
 
 export { ConfigError };
-export { describeDatabase, parseDatabaseUrl, type DatabaseLocation } from './databaseUrl.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -13,26 +12,13 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
-export const SYNCHRONOUS_MODES = ['FULL', 'EXTRA', 'NORMAL'] as const;
-export type SynchronousMode = (typeof SYNCHRONOUS_MODES)[number];
-
 export interface Config {
   port: number;
   host: string;
-  database: DatabaseLocation;
   logLevel: LogLevel;
   logFormat: LogFormat;
-  synchronous: SynchronousMode;
   http: HttpLimits;
   rateLimits: RateLimits;
-  /** How long a write waits for another process's write lock before it answers 503. */
-  writeWaitMs: number;
-  /** How many long (streamed) order lists may be sent at once; more answer 503. */
-  maxStreamedLists: number;
-  /** PostgreSQL: the connections each server process holds for requests. */
-  poolSize: number;
-  /** PostgreSQL: how long a statement may go unanswered before the request answers 503. */
-  queryTimeoutMs: number;
   /** How long a graceful stop may take before the process exits anyway. */
   stopTimeoutMs: number;
   /** How many server processes share the port; 1 is the server alone, with no primary process. */
@@ -85,19 +71,12 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   windowSeconds: 60,
 };
 
-export const DEFAULT_DATABASE_URL = 'data/store.db';
-
-/** PostgreSQL: above the functions' 5 s lock_timeout, so that contention ends in PostgreSQL's own error. */
-export const DEFAULT_QUERY_TIMEOUT_MS = 7_000;
-
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: loadPort(env),
     host: parseHost(env.HOST),
-    database: loadDatabase(env),
     logLevel: parseChoice('LOG_LEVEL', env.LOG_LEVEL?.toLowerCase(), LOG_LEVELS, 'info'),
     logFormat: parseChoice('LOG_FORMAT', env.LOG_FORMAT?.toLowerCase(), LOG_FORMATS, 'auto'),
-    synchronous: loadSynchronous(env),
     http: loadHttpLimits(env),
     rateLimits: {
       requestsPerKey: parseCount(env, 'RATE_LIMIT_REQUESTS', DEFAULT_RATE_LIMITS.requestsPerKey),
@@ -108,10 +87,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ),
       windowSeconds: parsePositive(env, 'RATE_LIMIT_WINDOW_SECONDS', DEFAULT_RATE_LIMITS.windowSeconds),
     },
-    writeWaitMs: parseCount(env, 'SQLITE_WRITE_WAIT_MS', 5_000),
-    maxStreamedLists: parsePositive(env, 'MAX_STREAMED_LISTS', 8),
-    poolSize: parseWhole(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
-    queryTimeoutMs: parseWhole(env, 'DATABASE_QUERY_TIMEOUT_MS', DEFAULT_QUERY_TIMEOUT_MS, 100, 600_000),
     stopTimeoutMs: parsePositive(env, 'STOP_TIMEOUT_MS', 10_000),
     workers: parseWorkers('WORKERS', env.WORKERS),
     metrics: loadMetricsConfig(env),
@@ -138,15 +113,6 @@ function loadHttpLimits(env: NodeJS.ProcessEnv): HttpLimits {
   return limits;
 }
 
-/** The database settings alone: the CLI needs them but must not fail on a server-only variable. Empty means unset. */
-export function loadDatabase(env: NodeJS.ProcessEnv = process.env): DatabaseLocation {
-  return parseDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL);
-}
-
-export function loadSynchronous(env: NodeJS.ProcessEnv = process.env): SynchronousMode {
-  return parseChoice('SQLITE_SYNCHRONOUS', env.SQLITE_SYNCHRONOUS?.toUpperCase(), SYNCHRONOUS_MODES, 'FULL');
-}
-
 /** Far above the cores of any one machine, and low enough that a typo cannot fork thousands of processes. */
 export const MAX_WORKERS = 1024;
 
@@ -168,9 +134,6 @@ function parsePort<F extends number | undefined>(
   return parseWhole(env, name, fallback, 0, 65_535);
 }
 
-/** Nine digits at most: far above any sensible setting, and every value stays a valid timer delay. */
-const MAX_WHOLE = 999_999_999;
-
 /** A whole number from 0 (0 turns the setting off where docs/operating.md says so). */
 function parseCount(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return parseWhole(env, name, fallback, 0);
@@ -180,51 +143,10 @@ function parsePositive(env: NodeJS.ProcessEnv, name: string, fallback: number): 
   return parseWhole(env, name, fallback, 1);
 }
 
-/**
- * The variable `name` of `env`, named once for the lookup and the message. The message names the allowed
- * range, so a refused value says what would have been accepted.
- */
-function parseWhole<F extends number | undefined>(
-  env: NodeJS.ProcessEnv,
-  name: string,
-  fallback: F,
-  min: number,
-  max = MAX_WHOLE,
-): number | F {
-  return wholeNumber(name, env[name], fallback, min, max);
-}
-
-function wholeNumber<F extends number | undefined>(
-  name: string,
-  raw: string | undefined,
-  fallback: F,
-  min: number,
-  max: number,
-): number | F {
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  }
-  return Number(raw);
-}
-
 function parseHost(raw: string | undefined): string {
   if (raw === undefined || raw === '') return '127.0.0.1';
   if (/\s/.test(raw)) throw new ConfigError(`HOST must be a host name or address, got "${raw}"`);
   return raw;
-}
-
-function parseChoice<T extends string>(
-  name: string,
-  raw: string | undefined,
-  choices: readonly T[],
-  fallback: T,
-): T {
-  if (raw === undefined || raw === '') return fallback;
-  if (!(choices as readonly string[]).includes(raw)) {
-    throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${raw}"`);
-  }
-  return raw as T;
 }
 
 function loadMetricsConfig(env: NodeJS.ProcessEnv): MetricsConfig {

@@ -1,16 +1,25 @@
 // The server's refusals at start: one line on stderr, exit status 1. The primary of the workers
 // (workers.ts) refuses a bad configuration with the same line as a single server does.
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { loadStoreSettings, type StoreSettings } from './store/backends.js';
+
+/** The server's settings and its store's, each read by its own module. */
+export type ServerConfig = Config & { store: StoreSettings };
 
 export function exitWith(message: string): never {
   process.stderr.write(`${message}\n`);
   process.exit(1);
 }
 
+/** The server's configuration; a ConfigError names what is wrong. */
+export function loadServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
+  return { ...loadConfig(env), store: loadStoreSettings(env, 'server') };
+}
+
 /** The configuration, or exit 1 with one line naming what is wrong. */
-export function loadConfigOrExit(env: NodeJS.ProcessEnv): Config {
+export function loadConfigOrExit(env: NodeJS.ProcessEnv): ServerConfig {
   try {
-    return loadConfig(env);
+    return loadServerConfig(env);
   } catch (error) {
     if (error instanceof ConfigError) return exitWith(`store-orders: bad configuration: ${error.message}`);
     throw error;

@@ -4,11 +4,11 @@ import cluster from 'node:cluster';
 import { getSystemErrorMap } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { type Config, describeDatabase } from './config.js';
+import type { Config } from './config.js';
 import { loadContracts } from './contract/document.js';
-import { exitWith, loadConfigOrExit } from './exit.js';
+import { exitWith, loadConfigOrExit, type ServerConfig } from './exit.js';
+import { describeDatabase } from './store/backends.js';
 import type { MigrationListener, SchemaMigration } from './store/migrations.js';
-import { SERVER_BUSY_TIMEOUT_MS } from './store/sqlite/open.js';
 import { openStore } from './store/open.js';
 import type { AdminStore } from './store/store.js';
 import { chooseLogFormat, logDestination } from './telemetry/logOutput.js';
@@ -37,7 +37,7 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
     else app.log.info({ from, to }, 'schema migrated');
   }
   const settings = store.describe();
-  app.log.info({ database: describeDatabase(config.database), ...settings }, 'database opened');
+  app.log.info({ database: describeDatabase(config.store.location), ...settings }, 'database opened');
   if (settings.writable === false) app.log.warn('the database is read-only: reads are served, writes answer 503');
 
   const stop = stopOnSignal(app, store, config.stopTimeoutMs);
@@ -58,20 +58,16 @@ function followPrimary(stop: (signal: NodeJS.Signals, from: 'primary') => void) 
   process.send?.(WORKER_READY);
 }
 
-async function openConfiguredStore(config: Config, onMigrated: MigrationListener): Promise<AdminStore> {
+async function openConfiguredStore({ store }: ServerConfig, onMigrated: MigrationListener): Promise<AdminStore> {
   try {
-    return await openStore(config.database, {
-      synchronous: config.synchronous,
-      busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS,
-      writeWaitMs: config.writeWaitMs,
-      maxStreamedLists: config.maxStreamedLists,
-      poolSize: config.poolSize,
-      queryTimeoutMs: config.queryTimeoutMs,
+    return await openStore(store.location, {
+      settings: store.backends,
+      ...(store.maxStreamedLists !== undefined && { maxStreamedLists: store.maxStreamedLists }),
       create: false,
       onMigrated,
     });
   } catch (error) {
-    const database = describeDatabase(config.database);
+    const database = describeDatabase(store.location);
     return exitWith(`store-orders: cannot open database ${database}: ${(error as Error).message}`);
   }
 }

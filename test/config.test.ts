@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, describeDatabase, loadConfig, parseDatabaseUrl } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { loadServerConfig } from '../src/exit.js';
+import { describeDatabase, loadStoreSettings, locateDatabase } from '../src/store/backends.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults, for unset and for empty variables', () => {
@@ -9,10 +11,8 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
       host: '127.0.0.1',
-      database: { kind: 'sqlite', path: resolve('data/store.db') },
       logLevel: 'info',
       logFormat: 'auto',
-      synchronous: 'FULL',
       http: {
         requestTimeoutMs: 30_000,
         headersTimeoutMs: 10_000,
@@ -21,10 +21,6 @@ describe('loadConfig', () => {
         maxConnections: 1_000,
       },
       rateLimits: { requestsPerKey: 1_000, authFailuresPerAddress: 20, windowSeconds: 60 },
-      writeWaitMs: 5_000,
-      maxStreamedLists: 8,
-      poolSize: 10,
-      queryTimeoutMs: 7_000,
       stopTimeoutMs: 10_000,
       workers: 1,
       metrics: {},
@@ -33,15 +29,13 @@ describe('loadConfig', () => {
     });
   });
 
-  it('reads every variable', () => {
+  it('reads every variable of the server', () => {
     expect(
       loadConfig({
         PORT: '8080',
         HOST: '0.0.0.0',
-        DATABASE_URL: '/tmp/x.db',
         LOG_LEVEL: 'DEBUG',
         LOG_FORMAT: 'Pretty',
-        SQLITE_SYNCHRONOUS: 'extra',
         HTTP_REQUEST_TIMEOUT_MS: '20000',
         HTTP_HEADERS_TIMEOUT_MS: '2000',
         HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000',
@@ -50,10 +44,6 @@ describe('loadConfig', () => {
         RATE_LIMIT_REQUESTS: '0',
         RATE_LIMIT_AUTH_FAILURES: '5',
         RATE_LIMIT_WINDOW_SECONDS: '10',
-        SQLITE_WRITE_WAIT_MS: '250',
-        MAX_STREAMED_LISTS: '3',
-        DATABASE_POOL_SIZE: '25',
-        DATABASE_QUERY_TIMEOUT_MS: '3000',
         STOP_TIMEOUT_MS: '2000',
         WORKERS: '4',
         METRICS_PORT: '9464',
@@ -64,10 +54,8 @@ describe('loadConfig', () => {
     ).toEqual({
       port: 8080,
       host: '0.0.0.0',
-      database: { kind: 'sqlite', path: '/tmp/x.db' },
       logLevel: 'debug',
       logFormat: 'pretty',
-      synchronous: 'EXTRA',
       http: {
         requestTimeoutMs: 20_000,
         headersTimeoutMs: 2_000,
@@ -76,15 +64,53 @@ describe('loadConfig', () => {
         maxConnections: 50,
       },
       rateLimits: { requestsPerKey: 0, authFailuresPerAddress: 5, windowSeconds: 10 },
-      writeWaitMs: 250,
-      maxStreamedLists: 3,
-      poolSize: 25,
-      queryTimeoutMs: 3_000,
       stopTimeoutMs: 2_000,
       workers: 4,
       metrics: { port: 9464, token: 'metrics-token-0123456789' },
       deprecatedCallsFlushMs: 30_000,
       corsOrigins: ['https://app.example', 'http://127.0.0.1:5173'],
+    });
+  });
+
+  it('has the store\'s documented defaults, for the server and for a command', () => {
+    const location = { kind: 'sqlite', path: resolve('data/store.db') };
+    expect(loadStoreSettings({ DATABASE_URL: '' }, 'server')).toEqual({
+      location,
+      backends: {
+        sqlite: { synchronous: 'FULL', busyTimeoutMs: 20, writeWaitMs: 5_000 },
+        postgres: { poolSize: 10, queryTimeoutMs: 7_000, connectionWaitMs: 2_000 },
+      },
+    });
+    expect(loadStoreSettings({}, 'command')).toEqual({
+      location,
+      backends: {
+        sqlite: { synchronous: 'FULL', busyTimeoutMs: 5_000, writeWaitMs: 5_000 },
+        postgres: { poolSize: 10, connectionWaitMs: 2_000 },
+      },
+    });
+  });
+
+  it('reads every variable of the store', () => {
+    const env = {
+      DATABASE_URL: '/tmp/x.db',
+      SQLITE_SYNCHRONOUS: 'extra',
+      SQLITE_WRITE_WAIT_MS: '250',
+      MAX_STREAMED_LISTS: '3',
+      DATABASE_POOL_SIZE: '25',
+      DATABASE_QUERY_TIMEOUT_MS: '3000',
+    };
+    expect(loadStoreSettings(env, 'server')).toEqual({
+      location: { kind: 'sqlite', path: '/tmp/x.db' },
+      maxStreamedLists: 3,
+      backends: {
+        sqlite: { synchronous: 'EXTRA', busyTimeoutMs: 20, writeWaitMs: 250 },
+        postgres: { poolSize: 25, queryTimeoutMs: 3_000, connectionWaitMs: 2_000 },
+      },
+    });
+    // A command takes only what it shares with the server, and fails on no server-only variable.
+    expect(loadStoreSettings({ ...env, SQLITE_WRITE_WAIT_MS: 'x', DATABASE_POOL_SIZE: 'x' }, 'command').backends).toEqual({
+      sqlite: { synchronous: 'EXTRA', busyTimeoutMs: 5_000, writeWaitMs: 5_000 },
+      postgres: { poolSize: 10, connectionWaitMs: 2_000 },
     });
   });
 
@@ -122,8 +148,8 @@ describe('loadConfig', () => {
     [{ DEPRECATED_CALLS_FLUSH_SECONDS: '3601' }, 'DEPRECATED_CALLS_FLUSH_SECONDS'],
     [{ DEPRECATED_CALLS_FLUSH_SECONDS: '1.5' }, 'DEPRECATED_CALLS_FLUSH_SECONDS'],
   ])('refuses %o with a message naming %s', (env, variable) => {
-    expect(() => loadConfig(env)).toThrow(ConfigError);
-    expect(() => loadConfig(env)).toThrow(variable);
+    expect(() => loadServerConfig(env)).toThrow(ConfigError);
+    expect(() => loadServerConfig(env)).toThrow(variable);
   });
 });
 
@@ -150,7 +176,7 @@ const NUMERIC_RANGES: [variable: string, refused: string, range: string][] = [
 
 describe('the numeric settings', () => {
   it.each(NUMERIC_RANGES)('refuses %s=%s with a message naming the range (%s)', (variable, refused, range) => {
-    expect(() => loadConfig({ [variable]: refused })).toThrow(
+    expect(() => loadServerConfig({ [variable]: refused })).toThrow(
       new ConfigError(`${variable} must be a whole number ${range}, got "${refused}"`),
     );
   });
@@ -198,23 +224,29 @@ describe('the metrics settings', () => {
   });
 });
 
-describe('parseDatabaseUrl', () => {
+describe('locateDatabase', () => {
   it('accepts plain paths and file: URLs as SQLite files', () => {
     const sqlite = (path: string) => ({ kind: 'sqlite', path });
-    expect(parseDatabaseUrl('/var/lib/store.db')).toEqual(sqlite('/var/lib/store.db'));
-    expect(parseDatabaseUrl('file:///var/lib/store.db')).toEqual(sqlite('/var/lib/store.db'));
-    expect(parseDatabaseUrl('file:data/my%20store.db')).toEqual(sqlite(resolve('data/my store.db')));
-    expect(parseDatabaseUrl('rel/store.db')).toEqual(sqlite(resolve('rel/store.db')));
+    expect(locateDatabase('/var/lib/store.db')).toEqual(sqlite('/var/lib/store.db'));
+    expect(locateDatabase('file:///var/lib/store.db')).toEqual(sqlite('/var/lib/store.db'));
+    expect(locateDatabase('file:data/my%20store.db')).toEqual(sqlite(resolve('data/my store.db')));
+    expect(locateDatabase('rel/store.db')).toEqual(sqlite(resolve('rel/store.db')));
   });
 
   it('takes postgres:// and postgresql:// URLs as PostgreSQL, and never repeats a password it refuses', () => {
     const url = 'postgres://orders:s3cret@db.internal:5433/orders?sslmode=require';
-    expect(parseDatabaseUrl(url)).toEqual({ kind: 'postgres', url });
-    expect(parseDatabaseUrl('postgresql://db/orders')).toEqual({ kind: 'postgres', url: 'postgresql://db/orders' });
-    expect(() => parseDatabaseUrl('postgres://orders:s3cret@[bad')).toThrow(ConfigError);
-    expect(() => parseDatabaseUrl('postgres://orders:s3cret@[bad')).not.toThrow(/s3cret/);
-    expect(() => parseDatabaseUrl('mysql://u:s3cret@db/orders')).not.toThrow(/s3cret/);
+    expect(locateDatabase(url)).toEqual({ kind: 'postgres', url });
+    expect(locateDatabase('postgresql://db/orders')).toEqual({ kind: 'postgres', url: 'postgresql://db/orders' });
+    expect(() => locateDatabase('postgres://orders:s3cret@[bad')).toThrow(ConfigError);
+    expect(() => locateDatabase('postgres://orders:s3cret@[bad')).not.toThrow(/s3cret/);
+    expect(() => locateDatabase('mysql://u:s3cret@db/orders')).not.toThrow(/s3cret/);
     expect(describeDatabase({ kind: 'postgres', url })).toBe('postgres://orders:***@db.internal:5433/orders?sslmode=require');
+  });
+
+  it('names every form it takes when it takes none', () => {
+    expect(() => locateDatabase('mysql://db/orders')).toThrow(
+      new ConfigError('DATABASE_URL must be a SQLite file path, a file: URL or a postgres:// URL, got "mysql://…"'),
+    );
   });
 });
 

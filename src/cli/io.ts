@@ -1,8 +1,8 @@
 // What every CLI command shares: the store it opens, how it prints, and how it refuses bad input.
 // Reading the arguments themselves is args.ts.
-import { describeDatabase, loadDatabase, loadSynchronous } from '../config.js';
-import { openStore as openAnyStore } from '../store/open.js';
+import { type DatabaseLocation, describeDatabase, loadStoreSettings } from '../store/backends.js';
 import type { SchemaMigration } from '../store/migrations.js';
+import { openStore as openAnyStore } from '../store/open.js';
 import type { AdminStore } from '../store/store.js';
 
 /** A refusal the user can fix; printed as one line, exit status 1. */
@@ -33,17 +33,16 @@ export interface CliContext {
  * with the server's own message, rather than write to an empty new database at a mistyped path.
  */
 export async function openStore({ env, note }: CliContext, { create = false } = {}): Promise<AdminStore> {
-  const database = loadDatabase(env);
-  const synchronous = loadSynchronous(env);
+  const { location, backends } = loadStoreSettings(env, 'command');
   // Any command migrates an older schema, after which older builds refuse the database: say so. A new
   // database's schema goes unsaid: init's own line tells of it.
   const onMigrated = ({ from, to }: SchemaMigration) => {
     if (from > 0) note(`Migrated the schema from version ${from} to ${to}.`);
   };
   try {
-    return await openAnyStore(database, { synchronous, create, onMigrated });
+    return await openAnyStore(location, { settings: backends, create, onMigrated });
   } catch (error) {
-    throw new CliError(`cannot open database ${describeDatabase(database)}: ${(error as Error).message}`);
+    throw new CliError(`cannot open database ${describeDatabase(location)}: ${(error as Error).message}`);
   }
 }
 
@@ -56,9 +55,14 @@ export async function withStore<T>(context: CliContext, work: (store: AdminStore
   }
 }
 
+/** The database at DATABASE_URL (empty: the default). */
+export function databaseLocation({ env }: CliContext): DatabaseLocation {
+  return loadStoreSettings(env, 'command').location;
+}
+
 /** DATABASE_URL as the commands name it: the file's path, or the PostgreSQL URL without its password. */
-export function databaseName({ env }: CliContext): string {
-  return describeDatabase(loadDatabase(env));
+export function databaseName(context: CliContext): string {
+  return describeDatabase(databaseLocation(context));
 }
 
 export function printJson(context: CliContext, value: unknown): void {

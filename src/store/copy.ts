@@ -1,133 +1,99 @@
-// Moving up: everything in a SQLite file, copied into a new PostgreSQL database. The source is read from
-// one snapshot (one read transaction), so a server may go on writing meanwhile; the target is written in
-// one transaction, all or nothing, in batches, so the memory taken does not grow with the data.
-import Database from 'better-sqlite3';
-import pg from 'pg';
-import { openPostgresStore } from './postgres/postgresStore.js';
+// `store-orders copy`: everything in one database, copied into a new one of any backend, the same or
+// another, through the source's export and the target's import (backend.ts). The source is read from one
+// moment, so a server may go on writing to it meanwhile; the target is written in one transaction, all or
+// nothing, in batches, so the memory taken does not grow with the data. Ids, key digests and revocations,
+// messages, Idempotency-Keys and counts carry over as they are; the target keeps an identity of its own,
+// so its list's versions never repeat the source's.
+import type { CopySource, CopyTarget, TableShape } from './backend.js';
+import { backendOf, type BackendSettings, type DatabaseLocation } from './backends.js';
 
-const BATCH_ROWS = 10_000;
+/** Rows read, and written, at once. */
+export const BATCH_ROWS = 10_000;
 
-interface Table {
-  name: string;
-  /** Columns, the same names in both schemas, with their PostgreSQL array types for unnest. */
-  columns: Record<string, string>;
-  /** The primary key, read in order batch by batch. */
-  key: string[];
-  /** The identity column, whose sequence must go past the copied ids. */
-  identity?: string;
-}
-
-/** In the order the foreign keys need. */
-const TABLES: readonly Table[] = [
-  { name: 'accounts', columns: { id: 'bigint', name: 'text', created_at: 'text' }, key: ['id'], identity: 'id' },
-  {
-    name: 'api_keys',
-    columns: { id: 'bigint', account_id: 'bigint', digest: 'bytea', display_prefix: 'text', created_at: 'text', revoked_at: 'text' },
-    key: ['id'],
-    identity: 'id',
-  },
-  { name: 'pets', columns: { id: 'bigint', name: 'text', created_at: 'text' }, key: ['id'], identity: 'id' },
-  {
-    name: 'orders',
-    columns: {
-      id: 'bigint',
-      pet_id: 'bigint',
-      quantity: 'integer',
-      ship_date: 'text',
-      complete: 'boolean',
-      status: 'text',
-      created_at: 'text',
-      updated_at: 'text',
-    },
-    key: ['id'],
-    identity: 'id',
-  },
-  {
-    name: 'messages',
-    columns: { seq: 'bigint', id: 'text', account_id: 'bigint', body: 'bytea', status: 'text', created_at: 'text' },
-    key: ['seq'],
-    identity: 'seq',
-  },
-  {
-    name: 'idempotency_keys',
-    columns: { account_id: 'bigint', key: 'text', fingerprint: 'bytea', status: 'integer', body: 'text', created_at: 'text' },
-    key: ['account_id', 'key'],
-  },
-  {
-    name: 'deprecated_calls',
-    columns: { operation_id: 'text', account_id: 'bigint', first_call_at: 'text', last_call_at: 'text', call_count: 'bigint' },
-    key: ['operation_id', 'account_id'],
-  },
-];
-
+/** How many rows of each table were copied, in the order they were. */
 export type CopyCounts = Record<string, number>;
 
 export class TargetNotEmptyError extends Error {
   override name = 'TargetNotEmptyError';
 }
 
-export async function copySqliteToPostgres(sqlitePath: string, postgresUrl: string): Promise<CopyCounts> {
-  // Opening it as a store creates the schema, or checks it is this build's.
-  await (await openPostgresStore(postgresUrl, { poolSize: 1 })).close();
-  const source = new Database(sqlitePath, { readonly: true, fileMustExist: true });
-  const target = new pg.Client({ connectionString: postgresUrl });
-  await target.connect();
+/** A source whose schema is not this build's: its tables may not be the target's. */
+export class SourceSchemaError extends Error {
+  override name = 'SourceSchemaError';
+}
+
+/** Copies `from` into `to`, each opened with its backend's `settings` (a command's). */
+export async function copyDatabase(
+  from: DatabaseLocation,
+  to: DatabaseLocation,
+  settings: BackendSettings,
+): Promise<CopyCounts> {
+  const source = await backendOf(from).exportFrom(from, settings[from.kind]);
   try {
-    source.exec('BEGIN');
-    await target.query('BEGIN');
-    await refuseUnlessEmpty(target);
-    const counts: CopyCounts = {};
-    for (const table of TABLES) counts[table.name] = await copyTable(source, target, table);
-    await target.query('COMMIT');
-    return counts;
-  } catch (error) {
-    await target.query('ROLLBACK').catch(() => undefined);
-    throw error;
+    const target = await backendOf(to).importInto(to, settings[to.kind]);
+    try {
+      return await copyTables(source, target);
+    } finally {
+      await target.close();
+    }
   } finally {
-    if (source.inTransaction) source.exec('COMMIT');
-    source.close();
-    await target.end();
+    await source.close();
   }
 }
 
-async function refuseUnlessEmpty(target: pg.Client): Promise<void> {
-  for (const { name } of TABLES) {
-    const { rows } = await target.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${name}) AS any`);
-    if (rows[0]?.any) throw new TargetNotEmptyError(`the target database already holds ${name}; copy only into an empty one`);
+async function copyTables(source: CopySource, target: CopyTarget): Promise<CopyCounts> {
+  const tables = inDependencyOrder(source.tables);
+  await target.begin(tables);
+  const counts: CopyCounts = {};
+  for (const table of tables) {
+    let copied = 0;
+    for await (const rows of source.rows(table)) {
+      await target.write(table, rows);
+      copied += rows.length;
+    }
+    counts[table.name] = copied;
   }
+  await target.commit();
+  return counts;
 }
 
-async function copyTable(source: Database.Database, target: pg.Client, table: Table): Promise<number> {
-  const names = Object.keys(table.columns);
-  const keys = table.key.join(', ');
-  const first = source.prepare(`SELECT ${names.join(', ')} FROM ${table.name} ORDER BY ${keys} LIMIT ${BATCH_ROWS}`);
-  const next = source.prepare(
-    `SELECT ${names.join(', ')} FROM ${table.name} WHERE (${keys}) > (${table.key.map(() => '?').join(', ')})
-     ORDER BY ${keys} LIMIT ${BATCH_ROWS}`,
-  );
-  const insert = `INSERT INTO ${table.name} (${names.join(', ')})
-    SELECT * FROM unnest(${names.map((name, i) => `$${i + 1}::${table.columns[name]}[]`).join(', ')})`;
-  let copied = 0;
-  let rows = first.all() as Record<string, unknown>[];
-  while (rows.length > 0) {
-    const columns = names.map((name) => rows.map((row) => toPostgres(table.columns[name], row[name])));
-    await target.query(insert, columns);
-    copied += rows.length;
-    const last = rows.at(-1) as Record<string, unknown>;
-    rows = next.all(...table.key.map((column) => last[column])) as Record<string, unknown>[];
-  }
-  if (table.identity) {
-    await target.query(
-      `SELECT setval(pg_get_serial_sequence('${table.name}', '${table.identity}'),
-         coalesce(max(${table.identity}), 0) + 1, false) FROM ${table.name}`,
+/** Refuses a source whose schema is `version` when this build's is `current`. */
+export function checkSourceVersion(version: number, current: number): void {
+  if (version < current) {
+    throw new SourceSchemaError(
+      `the source's schema is version ${version}, older than this build's (${current}): bring it up to date ` +
+        'first with `store-orders init` (DATABASE_URL naming it), or with a server of this build',
     );
   }
-  return copied;
+  if (version > current) {
+    throw new SourceSchemaError(
+      `the source's schema is version ${version}, newer than this build knows (${current}); upgrade store-orders`,
+    );
+  }
 }
 
-/** SQLite keeps booleans as 0 and 1, and a message's body as text, which PostgreSQL keeps as UTF-8 bytes. */
-function toPostgres(type: string | undefined, value: unknown): unknown {
-  if (type === 'boolean' && value !== null) return value === 1;
-  if (type === 'bytea' && typeof value === 'string') return Buffer.from(value, 'utf8');
-  return value;
+/** Refuses the target's table unless it has the source's columns (`columns`, undefined: no table) and no rows. */
+export function checkTargetTable(table: TableShape, columns: readonly string[] | undefined, holdsRows: boolean): void {
+  const expected = [...table.columns].sort().join(', ');
+  if (columns === undefined || [...columns].sort().join(', ') !== expected) {
+    throw new Error(`the target's table ${table.name} does not have the source's columns (${expected})`);
+  }
+  if (holdsRows) throw new TargetNotEmptyError(`the target database already holds ${table.name}; copy only into an empty one`);
+}
+
+/** Each table after those its foreign keys refer to; otherwise by name. */
+export function inDependencyOrder(tables: readonly TableShape[]): TableShape[] {
+  const ordered: TableShape[] = [];
+  const listed = new Set(tables.map(({ name }) => name));
+  const placed = new Set<string>();
+  const isPlaced = (name: string) => placed.has(name) || !listed.has(name);
+  let left = [...tables].sort((a, b) => a.name.localeCompare(b.name));
+  while (left.length > 0) {
+    const ready = left.filter(({ name, references }) => references.every((other) => other === name || isPlaced(other)));
+    if (ready.length === 0) throw new Error(`the tables ${left.map(({ name }) => name).join(', ')} refer to each other`);
+    for (const table of ready) placed.add(table.name);
+    ordered.push(...ready);
+    left = left.filter((table) => !placed.has(table.name));
+  }
+  return ordered;
 }

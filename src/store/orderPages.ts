@@ -5,6 +5,7 @@
 // ship date are checked on each order examined. A page examines at most EXAMINED_PER_PAGE orders: however
 // few match, its work is bounded, and a page cut short by the bound ends where its examination did, for the
 // next page to go on from there.
+import { STATUS_COLUMNS } from './rows.js';
 import { ORDER_STATUSES, type OrderFilter } from './store.js';
 
 /** Writes `value` as the next parameter of the statement (`?` or `$n`). */
@@ -41,10 +42,10 @@ export interface PageRowBase {
 export function orderPageSql(filter: OrderFilter, afterId: number, limit: number, dialect: Dialect): string {
   const { parameter } = dialect;
   // Written left to right: SQLite numbers its parameters in the order of the text.
-  const candidates = examined(filter, afterId, PAGE_COLUMNS, dialect);
+  const candidates = examined(filter, afterId, STATUS_COLUMNS, dialect);
   const conditions = filterConditions(filter, parameter);
   const page = `WITH page AS (
-    SELECT ${PAGE_COLUMNS} FROM (${candidates}) AS examined
+    SELECT ${STATUS_COLUMNS} FROM (${candidates}) AS examined
     ${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`}
     ORDER BY id LIMIT ${parameter(limit + 1)}
   )`;
@@ -106,4 +107,3 @@ function filterConditions(filter: OrderFilter, parameter: Parameter): string[] {
   return conditions;
 }
 
-const PAGE_COLUMNS = 'id, pet_id, quantity, ship_date, complete, status';

@@ -1,6 +1,6 @@
-// What the operations and the CLI need from storage, named for what the domain does, one interface per
-// aggregate. No SQL, no HTTP, no driver's error codes: a backend (store/sqlite, store/postgres) raises
-// StoreUnavailableError (unavailable.ts) for what passes, and open.ts picks the backend from DATABASE_URL.
+// What the operations and the CLI need from storage, in the domain's words, one interface per aggregate:
+// no SQL, no HTTP, no driver's error codes (a failure that passes is StoreUnavailableError, unavailable.ts).
+// compose.ts builds it from a backend's repositories (backend.ts); open.ts opens it (backends.ts).
 import type { components } from '../../generated/openapi.js';
 import type { components as componentsV2 } from '../../generated/openapi.v2.js';
 import type { Readable } from 'node:stream';
@@ -18,6 +18,13 @@ export type OrderWithStatus = componentsV2['schemas']['Order'];
 /** An order as the operator sees it: the API fields plus the status that lives only in the store. */
 export type StoredOrder = Order & { status: OrderStatus; createdAt: string; updatedAt: string };
 
+/**
+ * Ids are issued from 1 up, held as numbers, exact only up to 2^53 - 1. Given a larger one, every call finds
+ * nothing and every move or revocation answers `missing`, whatever the backend; a filter's `petId` and a
+ * page's `afterId` must be ids (the caller checks).
+ */
+export const isStoreId = (id: number): boolean => Number.isSafeInteger(id);
+
 export type CancelOutcome = 'cancelled' | 'shipped' | 'missing';
 export type ShipOutcome = 'shipped' | 'not_pending' | 'missing';
 
@@ -26,9 +33,7 @@ export interface Principal {
   keyId: number;
 }
 
-export interface ActiveKey extends Principal {
-  digest: Buffer;
-}
+export type ActiveKey = Principal & { digest: Buffer };
 
 export interface NewOrder {
   petId?: number;
@@ -139,10 +144,9 @@ export interface OrderPageQuery {
 
 /**
  * A page read from one snapshot, in id order, examining a bounded number of orders (store/orderPages.ts): it
- * may hold fewer than `limit`, even none, and not be the last. `version` is the list's then (see OrderList).
+ * may hold fewer than `limit`, even none, and not be the last.
  */
 export interface OrderPage {
-  readonly version: string;
   readonly orders: readonly OrderWithStatus[];
   /** The next page's `afterId`: this one's last order, or the last it examined; undefined on the last page. */
   readonly nextAfterId: number | undefined;
@@ -234,7 +238,6 @@ export interface Store {
 
 /** What the operator's CLI needs on top: creating things the API cannot create. */
 export interface AdminStore extends Store {
-  readonly backend: 'sqlite' | 'postgres';
   readonly orders: OrderStore & OrderAdmin;
   readonly pets: PetStore & PetAdmin;
   readonly messages: MessageStore & MessageAdmin;
@@ -242,6 +245,6 @@ export interface AdminStore extends Store {
   readonly telemetry: TelemetryStore & TelemetryAdmin;
   /** What the start-up log line tells about the database (never a password). */
   describe(): Record<string, string | boolean>;
-  /** A consistent copy of the whole database into a new file, taken while others write (SQLite only). */
+  /** A consistent copy of the whole database into a new file, taken while others write (a file's backend). */
   backup?(file: string): Promise<BackupOutcome>;
 }

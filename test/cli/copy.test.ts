@@ -1,42 +1,79 @@
-// `store-orders copy --to postgres://…`: a SQLite file a server wrote, moved to PostgreSQL, serves the same.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// `store-orders copy`: a database a server wrote, copied into a new one of either backend, serves the same,
+// byte for byte, for every pair of backends (PostgreSQL's pairs need TEST_DATABASE_URL).
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.js';
-import { scratchPostgres, type ScratchPostgres, TEST_DATABASE_URL } from '../support/postgres.js';
+import { databaseUrl } from '../../src/store/backends.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { useScratchDatabase } from '../support/scratchDatabase.js';
+import { STORE_BACKENDS, type ScratchStore } from '../support/storeBackends.js';
 
 describe('store-orders copy', () => {
-  it('needs --to, and a postgres:// URL there', async () => {
-    for (const args of [['copy'], ['copy', '--to', 'elsewhere.db'], ['copy', 'postgres://x/y']]) {
+  const scratch = useScratchDatabase('store-orders-copy-');
+  const file = (name: string) => `${scratch.folder}/${name}`;
+
+  it('needs --to, a database of some backend in --to and --from, and two different databases', async () => {
+    for (const args of [
+      ['copy'],
+      ['copy', 'postgres://x/y'],
+      ['copy', '--to', 'mysql://db/orders'],
+      ['copy', '--from', 'mysql://db/orders', '--to', 'x.db'],
+      ['copy', '--from', file('a.db'), '--to', `file://${file('a.db')}`],
+    ]) {
       const result = await runCli(args, { DATABASE_URL: '/nonexistent/store.db' });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toContain('store-orders copy --help');
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
     }
   });
+
+  it('copies the file at DATABASE_URL with --to alone, as 1.4.0 documented', async () => {
+    const source = file('source.db');
+    expect((await runCli(['init'], { DATABASE_URL: source })).code).toBe(0);
+    expect((await runCli(['keys', 'create', '--account', 'acme'], { DATABASE_URL: source })).code).toBe(0);
+    const copied = await runCli(['copy', '--to', file('target.db')], { DATABASE_URL: source });
+    expect(copied.code, copied.stderr).toBe(0);
+    expect(copied.stdout).toMatch(/^copied .*source\.db to .*target\.db: 1 accounts, 0 orders, 0 pets, 1 api keys,/);
+    const listed = await runCli(['keys', 'list'], { DATABASE_URL: file('target.db') });
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ account: 'acme' }]);
+  });
+
+  it("refuses a source whose schema is not this build's, and writes nothing", async () => {
+    const source = file('old.db');
+    expect((await runCli(['init'], { DATABASE_URL: source })).code).toBe(0);
+    for (const version of [MIGRATIONS.length - 1, MIGRATIONS.length + 1]) {
+      const db = new Database(source);
+      db.pragma(`user_version = ${version}`);
+      db.close();
+      const copied = await runCli(['copy', '--from', source, '--to', file(`copy-${version}.db`)], {});
+      expect(copied.code).toBe(1);
+      expect(copied.stderr).toContain(`the source's schema is version ${version}`);
+      expect(existsSync(file(`copy-${version}.db`))).toBe(false);
+    }
+  });
 });
 
-describe.skipIf(!TEST_DATABASE_URL)('store-orders copy --to a PostgreSQL database', () => {
-  let folder: string;
-  let dbPath: string;
-  let target: ScratchPostgres;
+const PAIRS = STORE_BACKENDS.flatMap((from) => STORE_BACKENDS.map((to) => ({ from, to })));
+
+describe.each(PAIRS)('store-orders copy from $from.name to $to.name', ({ from, to }) => {
+  let source: ScratchStore;
+  let target: ScratchStore;
   const servers: ServerProcess[] = [];
 
-  beforeEach(async () => {
-    folder = mkdtempSync(join(tmpdir(), 'store-orders-copy-'));
-    dbPath = join(folder, 'store.db');
-    target = await scratchPostgres();
+  beforeEach(async ({ skip }) => {
+    if (!from.available || !to.available) skip('TEST_DATABASE_URL is not set');
+    source = await from.create();
+    target = await to.create();
   });
 
   afterEach(async () => {
+    if (!from.available || !to.available) return;
     for (const server of servers.splice(0)) server.child.kill('SIGKILL');
-    await target.drop();
-    rmSync(folder, { recursive: true, force: true });
+    await Promise.all([source.drop(), target.drop()]);
   });
 
-  const cli = (args: string[], url = dbPath) => runCli(args, { DATABASE_URL: url });
+  const cli = (args: string[], on: ScratchStore) => runCli(args, { DATABASE_URL: databaseUrl(on.location) });
   const call = (server: ServerProcess, path: string, key: string, init: RequestInit = {}) =>
     fetch(`${server.baseUrl}/v1${path}`, {
       ...init,
@@ -49,15 +86,16 @@ describe.skipIf(!TEST_DATABASE_URL)('store-orders copy --to a PostgreSQL databas
       body: JSON.stringify({ message }),
     });
 
-  it('carries everything: the server on PostgreSQL serves the same, byte for byte, and the keys and retries still count', async () => {
-    const sqlite = await spawnServer({ DATABASE_URL: dbPath, LOG_LEVEL: 'warn' });
-    servers.push(sqlite);
-    await cli(['accounts', 'create', 'acme']);
-    const key = (await cli(['keys', 'create', '--account', 'acme'])).stdout.trim();
-    const revoked = (await cli(['keys', 'create', '--account', 'acme'])).stdout.trim();
-    expect((await cli(['keys', 'revoke', revoked])).code).toBe(0);
-    const store = await openStore({ kind: 'sqlite', path: dbPath });
-    await store.orders.importOrders(Array.from({ length: 25 }, (_, i) => ({ petId: i + 1, quantity: 2, shipDate: '2026-12-01T10:00:00Z' })));
+  /** A server on the source, and what it and the CLI wrote: keys, orders, a pet, messages, deprecated calls. */
+  async function fillSource() {
+    const server = await spawnServer({ DATABASE_URL: databaseUrl(source.location), LOG_LEVEL: 'warn' });
+    servers.push(server);
+    await cli(['accounts', 'create', 'acme'], source);
+    const key = (await cli(['keys', 'create', '--account', 'acme'], source)).stdout.trim();
+    const revoked = (await cli(['keys', 'create', '--account', 'acme'], source)).stdout.trim();
+    expect((await cli(['keys', 'revoke', revoked], source)).code).toBe(0);
+    const store = await source.open();
+    await store.orders.importOrders(Array.from({ length: 25 }, (_, i) => ({ petId: i + 1, quantity: 2, shipDate: '2026-12-01T10:00:00.000Z' })));
     await store.orders.addOrder({ petId: 99, complete: true });
     await store.orders.shipOrder(3);
     await store.pets.addPet('Rex');
@@ -66,40 +104,53 @@ describe.skipIf(!TEST_DATABASE_URL)('store-orders copy --to a PostgreSQL databas
       { operationId: 'getPetById', accountId: account?.id ?? 0, firstCallAt: '2026-11-01T00:00:00.000Z', lastCallAt: '2026-11-02T00:00:00.000Z', count: 7 },
     ]);
     await store.close();
-    expect((await call(sqlite, '/store/orders/5', key, { method: 'DELETE' })).status).toBe(204);
-    const first = await send(sqlite, key, 'moving-day', 'before the move');
+    expect((await call(server, '/store/orders/5', key, { method: 'DELETE' })).status).toBe(204);
+    const first = await send(server, key, 'moving-day', 'before the move');
     expect(first.status).toBe(202);
-    // U+0000 is a string the contract allows: SQLite holds it, and so must PostgreSQL.
-    const withNul = await send(sqlite, key, 'nul-day', 'a\u0000b');
+    // U+0000 is a string the contract allows: each backend holds it, and so must the copy.
+    const withNul = await send(server, key, 'nul-day', 'a\u0000b');
     expect(withNul.status).toBe(202);
+    return { server, key, revoked, answers: { first: await first.text(), withNul: await withNul.text() } };
+  }
 
-    // Copied while the SQLite server still runs.
-    const copied = await cli(['copy', '--to', target.url]);
+  it('carries everything: a server on the copy serves the same, byte for byte, and the keys and retries still count', async () => {
+    const { server, key, revoked, answers } = await fillSource();
+
+    // Copied while the source's server still runs; DATABASE_URL names neither.
+    const copy = ['copy', '--from', databaseUrl(source.location), '--to', databaseUrl(target.location)];
+    const copied = await runCli(copy, { DATABASE_URL: '/nonexistent/store.db' });
     expect(copied.code, copied.stderr).toBe(0);
-    expect(copied.stdout).toMatch(/^copied .*store\.db to postgres:\/\/.*: 1 accounts, 2 api keys, 1 pets, 26 orders, 2 messages, 2 idempotency keys, 1 deprecated calls\n$/);
+    expect(copied.stdout).toMatch(
+      /^copied .* to .*: 1 accounts, 26 orders, 1 pets, 2 api keys, 1 deprecated calls, 2 idempotency keys, 2 messages\n$/,
+    );
 
-    const postgres = await spawnServer({ DATABASE_URL: target.url, LOG_LEVEL: 'warn' }, { init: false });
-    servers.push(postgres);
-    const lists = await Promise.all([sqlite, postgres].map(async (server) => (await call(server, '/store/orders', key)).text()));
+    const copyServer = await spawnServer({ DATABASE_URL: databaseUrl(target.location), LOG_LEVEL: 'warn' }, { init: false });
+    servers.push(copyServer);
+    const lists = await Promise.all([server, copyServer].map(async (on) => (await call(on, '/store/orders', key)).text()));
     expect(lists[1]).toBe(lists[0]);
-    expect((await call(postgres, '/store/orders', revoked)).status).toBe(401);
-    const retry = await send(postgres, key, 'moving-day', 'before the move');
-    expect(retry.status).toBe(202);
-    expect(retry.headers.get('idempotent-replayed')).toBe('true');
-    expect(await retry.text()).toBe(await first.text());
-    const retryWithNul = await send(postgres, key, 'nul-day', 'a\u0000b');
-    expect(retryWithNul.headers.get('idempotent-replayed')).toBe('true');
-    expect(await retryWithNul.text()).toBe(await withNul.text());
-    const listed = JSON.parse((await cli(['messages', 'list'], target.url)).stdout) as { message: string }[];
+    expect((await call(copyServer, '/store/orders', revoked)).status).toBe(401);
+    for (const [idempotencyKey, message, answer] of [
+      ['moving-day', 'before the move', answers.first],
+      ['nul-day', 'a\u0000b', answers.withNul],
+    ] as const) {
+      const retry = await send(copyServer, key, idempotencyKey, message);
+      expect(retry.status).toBe(202);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      expect(await retry.text()).toBe(answer);
+    }
+    const listed = JSON.parse((await cli(['messages', 'list'], target)).stdout) as { message: string }[];
     expect(listed.map(({ message }) => message)).toEqual(['before the move', 'a\u0000b']);
     for (const args of [['orders', 'list'], ['keys', 'list'], ['messages', 'list'], ['deprecations']]) {
-      const [fromFile, fromPostgres] = await Promise.all([cli(args), cli(args, target.url)]);
-      expect(fromPostgres.stdout, args.join(' ')).toBe(fromFile.stdout);
+      const [fromSource, fromCopy] = await Promise.all([cli(args, source), cli(args, target)]);
+      expect(fromCopy.stdout, args.join(' ')).toBe(fromSource.stdout);
     }
-    const added = JSON.parse((await cli(['orders', 'add', '--pet-id', '7', '--quantity', '1'], target.url)).stdout) as { id: number };
+    // Ids issued on the copy follow the copied ones.
+    const added = JSON.parse((await cli(['orders', 'add', '--pet-id', '7', '--quantity', '1'], target)).stdout) as { id: number };
     expect(added.id).toBe(27);
+    const pet = JSON.parse((await cli(['pets', 'add', '--name', 'Fido'], target)).stdout) as { id: number };
+    expect(pet.id).toBe(2);
 
-    const again = await cli(['copy', '--to', target.url]);
+    const again = await runCli(copy, {});
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('the target database already holds accounts; copy only into an empty one');
   });

@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_QUERY_TIMEOUT_MS } from '../../src/config.js';
+import { backendSettings } from '../../src/store/backends.js';
 import { openStore } from '../../src/store/open.js';
 import { ListStalledError } from '../../src/store/postgres/orderStream.js';
 import { StoreUnavailableError } from '../../src/store/unavailable.js';
@@ -14,6 +14,9 @@ import { contractViolations } from '../support/contract.js';
 import { TEST_DATABASE_URL } from '../support/postgres.js';
 import { type Cluster, startCluster } from '../support/postgresCluster.js';
 import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+
+/** The server's own bound (DATABASE_QUERY_TIMEOUT_MS unset). */
+const DEFAULT_QUERY_TIMEOUT_MS = backendSettings({}, 'server').postgres.queryTimeoutMs as number;
 
 interface Answer {
   status: number;
@@ -251,7 +254,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL faults', () => {
     await filler.end();
     const store = await openStore(
       { kind: 'postgres', url: cluster.url },
-      { streamOrdersAbove: 100, queryTimeoutMs: stallMs },
+      { streamOrdersAbove: 100, settings: { postgres: { queryTimeoutMs: stallMs } } },
     );
     try {
       const open = async () => {

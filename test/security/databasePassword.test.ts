@@ -1,7 +1,7 @@
 // A PostgreSQL password is never printed, wherever DATABASE_URL carries it: in the userinfo, or as the
 // `password` or `sslpassword` query option (node-postgres reads the query too, and prefers it).
 import { describe, expect, it } from 'vitest';
-import { describeDatabase } from '../../src/config.js';
+import { describeDatabase } from '../../src/store/backends.js';
 import { scratchPostgres, TEST_DATABASE_URL } from '../support/postgres.js';
 import { runCli, spawnServer } from '../support/processes.js';
 

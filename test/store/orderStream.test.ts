@@ -7,17 +7,18 @@ import type { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OrderListReaders, ROWS_PER_TURN } from '../../src/store/sqlite/orderStream.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
+import { openStore } from '../../src/store/open.js';
+import type { AdminStore } from '../../src/store/store.js';
 
 let folder: string;
 let dbPath: string;
-let store: SqliteStore;
+let store: AdminStore;
 let readers: OrderListReaders;
 
 beforeEach(async () => {
   folder = mkdtempSync(join(tmpdir(), 'store-orders-stream-'));
   dbPath = join(folder, 'store.db');
-  store = openSqliteStore(dbPath, { synchronous: 'FULL' });
+  store = await openStore({ kind: 'sqlite', path: dbPath });
   await store.orders.importOrders(Array.from({ length: 20_000 }, (_, i) => ({ petId: i + 1, quantity: 1 })));
   readers = new OrderListReaders(dbPath, 2);
 });

@@ -3,7 +3,7 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DatabaseLocation } from '../../src/databaseUrl.js';
+import { databaseUrl as url, type DatabaseLocation } from '../../src/store/backends.js';
 import type { SchemaMigration } from '../../src/store/migrations.js';
 import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
@@ -34,8 +34,6 @@ async function writeOlderSchema(location: DatabaseLocation, version: number): Pr
     await client.end();
   }
 }
-
-const url = (location: DatabaseLocation) => (location.kind === 'sqlite' ? location.path : location.url);
 
 interface LogLine {
   msg: string;

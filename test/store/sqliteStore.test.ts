@@ -6,15 +6,17 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { displayPrefix, generateKey, keyDigest } from '../../src/keys.js';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { openDatabase, synchronousLevel } from '../../src/store/sqlite/open.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
+import { openStore } from '../../src/store/open.js';
+import type { AdminStore } from '../../src/store/store.js';
 
 let folder: string;
 let dbPath: string;
-let store: SqliteStore;
-beforeEach(() => {
+let store: AdminStore;
+const openSqliteStore = (path: string) => openStore({ kind: 'sqlite', path });
+beforeEach(async () => {
   folder = mkdtempSync(join(tmpdir(), 'store-orders-store-'));
   dbPath = join(folder, 'nested', 'store.db');
-  store = openSqliteStore(dbPath, { synchronous: 'FULL' });
+  store = await openSqliteStore(dbPath);
 });
 afterEach(async () => {
   await store.close();
@@ -37,11 +39,11 @@ describe('opening the database', () => {
       ['EXTRA', 3],
       ['FULL', 2],
     ] as const) {
-      const db = openDatabase(dbPath, { synchronous: mode });
+      const db = openDatabase(dbPath, { synchronous: mode, busyTimeoutMs: 5000 });
       expect(synchronousLevel(db), mode).toBe(level);
       db.close();
     }
-    store = openSqliteStore(dbPath, { synchronous: 'FULL' });
+    store = await openSqliteStore(dbPath);
   });
 
   it('refuses a database whose schema is newer than this build', async () => {
@@ -49,17 +51,17 @@ describe('opening the database', () => {
     const db = new Database(dbPath);
     db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
     db.close();
-    expect(() => openDatabase(dbPath, { synchronous: 'FULL' })).toThrow(/newer than this build/);
+    expect(() => openDatabase(dbPath, { synchronous: 'FULL', busyTimeoutMs: 5000 })).toThrow(/newer than this build/);
     const reset = new Database(dbPath);
     reset.pragma(`user_version = ${MIGRATIONS.length}`);
     reset.close();
-    store = openSqliteStore(dbPath, { synchronous: 'FULL' });
+    store = await openSqliteStore(dbPath);
   });
 
   it('refuses a file that is not a database', () => {
     const junk = join(folder, 'junk.db');
     writeFileSync(junk, 'this is not sqlite '.repeat(100));
-    expect(() => openDatabase(junk, { synchronous: 'FULL' })).toThrow(/not a database/);
+    expect(() => openDatabase(junk, { synchronous: 'FULL', busyTimeoutMs: 5000 })).toThrow(/not a database/);
   });
 });
 
@@ -74,7 +76,7 @@ describe('keys', () => {
     for (const key of keys) {
       for (let at = 0; at + 8 <= key.length; at++) expect(raw.includes(key.slice(at, at + 8))).toBe(false);
     }
-    store = openSqliteStore(dbPath, { synchronous: 'FULL' });
+    store = await openSqliteStore(dbPath);
   });
 });
 

@@ -98,6 +98,27 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
     }
   }
 
+  /** The Idempotency-Keys the database holds, read past the store. */
+  async function storedKeys(): Promise<string[]> {
+    const sql = 'SELECT key FROM idempotency_keys ORDER BY key';
+    const { location } = scratch;
+    if (location.kind === 'sqlite') {
+      const db = new Database(location.path, { readonly: true });
+      try {
+        return db.prepare<[], string>(sql).pluck().all();
+      } finally {
+        db.close();
+      }
+    }
+    const client = new pg.Client({ connectionString: location.url });
+    await client.connect();
+    try {
+      return (await client.query<{ key: string }>(sql)).rows.map(({ key }) => key);
+    } finally {
+      await client.end();
+    }
+  }
+
   describe('orders', () => {
     it('lists orders that are not cancelled, by id, leaving out absent fields', async () => {
       const a = await store.orders.addOrder({ petId: 1, quantity: 2, shipDate: '2026-01-01T00:00:00.000Z', complete: true });
@@ -215,6 +236,22 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
       expect(await store.orders.shipOrder(999)).toBe('missing');
     });
 
+    it('takes no number beyond 2^53 - 1 for an id: lookups find nothing, moves and revocations answer missing', async () => {
+      // 2^53 is a number exactly, and another tool could store it; the store never issues it.
+      const beyond = 2 ** 53;
+      await onDatabase(
+        `INSERT INTO orders (id, status, created_at, updated_at) VALUES (${beyond}, 'pending', 'x', 'x');
+         INSERT INTO pets (id, name, created_at) VALUES (${beyond}, 'Far', 'x');`,
+      );
+      for (const id of [beyond, 2 ** 63]) {
+        expect(await store.orders.findOrder(id)).toBeUndefined();
+        expect(await store.orders.cancelOrder(id)).toBe('missing');
+        expect(await store.orders.shipOrder(id)).toBe('missing');
+        expect(await store.pets.findPet(id)).toBeUndefined();
+        expect(await store.keys.revokeKeyById(id)).toBe('missing');
+      }
+    });
+
     it('imports all orders in one transaction, or none', async () => {
       expect(await store.orders.importOrders([{ petId: 1, quantity: 1 }, { petId: 2 }])).toBe(2);
       // A CHECK constraint failing on the second row rolls back the first.
@@ -300,7 +337,6 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
           { id: 2, status: 'shipped' },
         ],
       });
-      expect(first.version).toBe((await store.orders.listOrders()).version);
       expect(await store.orders.listOrderPage({ filter: OPEN, afterId: 2, limit: 2 })).toMatchObject({
         nextAfterId: 5,
         orders: [{ id: 4 }, { id: 5 }],
@@ -725,6 +761,30 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
       );
       expect(later.outcome).toBe('queued');
       expect((await store.messages.listMessages()).map(({ id }) => id)).toEqual(['msg_1', 'msg_4', 'msg_5']);
+    });
+
+    it('forgets the Idempotency-Keys of more than a day ago beside a later send, at most once a minute', async () => {
+      const account = await store.keys.createAccount('acme');
+      const send = (key: string, createdAt: string) =>
+        store.messages.enqueueMessageOnce(message(account.id, `msg_${key}`, createdAt), { key, fingerprint: Buffer.from(key) });
+      /** The keys the database holds, once they are `expected`: the purge runs beside the send, not in it. */
+      const keysBecome = async (expected: string[]) => {
+        let keys = await storedKeys();
+        while (keys.join() !== expected.join()) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          keys = await storedKeys();
+        }
+        return keys;
+      };
+      await send('a', '2026-01-01T00:00:00.000Z');
+      await send('b', '2026-01-01T00:00:10.000Z');
+      await send('c', '2026-01-02T00:00:05.000Z');
+      expect(await keysBecome(['b', 'c'])).toEqual(['b', 'c']);
+      // Within a minute of that purge, b (now more than a day old too) is kept.
+      await send('d', '2026-01-02T00:00:20.000Z');
+      expect(await storedKeys()).toEqual(['b', 'c', 'd']);
+      await send('e', '2026-01-02T00:01:05.000Z');
+      expect(await keysBecome(['c', 'd', 'e'])).toEqual(['c', 'd', 'e']);
     });
   });
 

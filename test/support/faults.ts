@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openSqliteStore } from '../../src/store/sqlite/sqliteStore.js';
+import { openStore } from '../../src/store/open.js';
 import { runCli } from './processes.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -18,7 +18,7 @@ export async function prepareDatabase(dbPath: string, orders = 0): Promise<{ key
   const created = await runCli(['keys', 'create', '--account', 'acme'], env);
   if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
   if (orders > 0) {
-    const store = openSqliteStore(dbPath, { synchronous: 'FULL' });
+    const store = await openStore({ kind: 'sqlite', path: dbPath });
     await store.orders.importOrders(Array.from({ length: orders }, (_, i) => ({ petId: i + 1, quantity: 1 })));
     await store.pets.addPet('Rex');
     await store.close();

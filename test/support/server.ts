@@ -10,8 +10,7 @@ import { type AppOptions, buildApp } from '../../src/app.js';
 import type { RateLimits } from '../../src/config.js';
 import { loadContracts } from '../../src/contract/document.js';
 import { displayPrefix, generateKey, keyDigest } from '../../src/keys.js';
-import { SERVER_BUSY_TIMEOUT_MS } from '../../src/store/sqlite/open.js';
-import type { DatabaseLocation } from '../../src/databaseUrl.js';
+import { backendSettings, type DatabaseLocation } from '../../src/store/backends.js';
 import { openStore } from '../../src/store/open.js';
 import type { AdminStore, StoredMessage } from '../../src/store/store.js';
 import { scratchPostgres } from './postgres.js';
@@ -50,7 +49,7 @@ export async function startServer({
   streamOrdersAbove,
   rateLimits = NO_RATE_LIMITS,
   writeWaitMs,
-  busyTimeoutMs = SERVER_BUSY_TIMEOUT_MS,
+  busyTimeoutMs = backendSettings({}, 'server').sqlite.busyTimeoutMs,
   logLevel = 'info',
   dbPath: existingDbPath,
   ...options
@@ -61,10 +60,8 @@ export async function startServer({
   const dbPath = postgres ? '' : (existingDbPath ?? join(folder, 'store.db'));
   const database: DatabaseLocation = postgres ? { kind: 'postgres', url: postgres.url } : { kind: 'sqlite', path: dbPath };
   const store = await openStore(database, {
-    synchronous: 'FULL',
     ...(streamOrdersAbove !== undefined && { streamOrdersAbove }),
-    ...(writeWaitMs !== undefined && { writeWaitMs }),
-    busyTimeoutMs,
+    settings: { sqlite: { synchronous: 'FULL', busyTimeoutMs, ...(writeWaitMs !== undefined && { writeWaitMs }) } },
   });
   const logs: string[] = [];
   const logStream = new Writable({

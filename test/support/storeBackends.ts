@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DatabaseLocation } from '../../src/databaseUrl.js';
+import type { DatabaseLocation } from '../../src/store/backends.js';
 import { openStore, type StoreOptions } from '../../src/store/open.js';
 import type { AdminStore } from '../../src/store/store.js';
 import { scratchPostgres, TEST_DATABASE_URL } from './postgres.js';

@@ -3,18 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
+import { openStore } from '../../src/store/open.js';
+import type { AdminStore } from '../../src/store/store.js';
 import { DeprecatedCallLog } from '../../src/telemetry/deprecatedCalls.js';
 
 let folder: string;
 let dbPath: string;
-let store: SqliteStore;
+let store: AdminStore;
 let acme: number;
 let globex: number;
 beforeEach(async () => {
   folder = mkdtempSync(join(tmpdir(), 'store-orders-deprecated-'));
   dbPath = join(folder, 'store.db');
-  store = openSqliteStore(dbPath, { synchronous: 'FULL' });
+  store = await openStore({ kind: 'sqlite', path: dbPath });
   acme = (await store.keys.createAccount('acme')).id;
   globex = (await store.keys.createAccount('globex')).id;
 });

@@ -41,12 +41,3 @@ export function storeErrorFor(error: unknown): unknown {
   }
   return error;
 }
-
-/** `work`'s failures as the store's own. */
-export async function guarded<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw storeErrorFor(error);
-  }
-}

@@ -1,8 +1,9 @@
 // Pets: read by the deprecated pet operation, added only by the operator.
 import type { Pool } from 'pg';
+import type { PetRepository } from '../backend.js';
 import type { Pet } from '../store.js';
 
-export class Pets {
+export class Pets implements PetRepository {
   readonly #pool: Pool;
   readonly #now: () => string;
 
@@ -12,7 +13,6 @@ export class Pets {
   }
 
   async find(petId: number): Promise<Pet | undefined> {
-    if (!Number.isSafeInteger(petId)) return undefined;
     const { rows } = await this.#pool.query<Pet>(`SELECT id, name FROM pets WHERE id = $1`, [petId]);
     return rows[0];
   }

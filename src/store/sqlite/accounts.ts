@@ -1,22 +1,13 @@
 // Accounts and their API keys. A key is stored only as its digest and a short display prefix.
+import type { KeyRepository } from '../backend.js';
+import { ACCOUNT_COLUMNS, KEY_LISTING, type KeyRow, toKeyListing } from '../rows.js';
 import type { Account, ActiveKey, KeyListing, RevokeOutcome } from '../store.js';
 import type { Connection } from './connection.js';
-
-interface KeyRow {
-  id: number;
-  account: string;
-  display_prefix: string;
-  created_at: string;
-  revoked_at: string | null;
-}
 
 /** Bounds the memory unknown digests can take; the cache starts over when it is full. */
 const MAX_CACHED_KEYS = 10_000;
 
-const KEY_LISTING = `SELECT k.id, a.name AS account, k.display_prefix, k.created_at, k.revoked_at
-  FROM api_keys k JOIN accounts a ON a.id = k.account_id`;
-
-export class Accounts {
+export class Accounts implements KeyRepository {
   readonly #connection: Connection;
   readonly #statements;
   /** Digests already looked up, found or not; never the keys themselves. */
@@ -31,7 +22,7 @@ export class Accounts {
     this.#statements = {
       insertAccount: db.prepare<[string, string]>(`INSERT INTO accounts (name, created_at) VALUES (?, ?)`),
       accountByName: db.prepare<[string], Account>(
-        `SELECT id, name, created_at AS createdAt FROM accounts WHERE name = ?`,
+        `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE name = ?`,
       ),
       activeKey: db.prepare<[Buffer], { id: number; account_id: number; digest: Buffer }>(
         `SELECT id, account_id, digest FROM api_keys WHERE digest = ? AND revoked_at IS NULL`,
@@ -48,7 +39,7 @@ export class Accounts {
     };
   }
 
-  create(name: string): Account {
+  createAccount(name: string): Account {
     const createdAt = this.#connection.now();
     const { lastInsertRowid } = this.#connection.immediate(() =>
       this.#statements.insertAccount.run(name, createdAt),
@@ -56,7 +47,7 @@ export class Accounts {
     return { id: Number(lastInsertRowid), name, createdAt };
   }
 
-  find(name: string): Account | undefined {
+  findAccount(name: string): Account | undefined {
     return this.#statements.accountByName.get(name);
   }
 
@@ -85,26 +76,14 @@ export class Accounts {
     return key;
   }
 
-  revokeKeyById(keyId: number): RevokeOutcome {
+  findKeyId(digest: Buffer): number | undefined {
+    return this.#statements.keyIdByDigest.get(digest)?.id;
+  }
+
+  revoke(keyId: number): RevokeOutcome {
     return this.#connection.immediate(() => {
       if (this.#statements.revokeKey.run(this.#connection.now(), keyId).changes === 1) return 'revoked';
       return this.#statements.keyById.get(keyId) ? 'already_revoked' : 'missing';
     });
   }
-
-  revokeKeyByDigest(digest: Buffer): RevokeOutcome {
-    const row = this.#statements.keyIdByDigest.get(digest);
-    return row ? this.revokeKeyById(row.id) : 'missing';
-  }
-}
-
-function toKeyListing(row: KeyRow): KeyListing {
-  const listing: KeyListing = {
-    id: row.id,
-    account: row.account,
-    displayPrefix: row.display_prefix,
-    createdAt: row.created_at,
-  };
-  if (row.revoked_at !== null) listing.revokedAt = row.revoked_at;
-  return listing;
 }

@@ -16,20 +16,3 @@ export function storeErrorFor(error: unknown): unknown {
   }
   return error;
 }
-
-/** `work`, run now, with its failures (thrown or rejected) as the store's own. */
-export function guarded<T>(work: () => T | Promise<T>): Promise<T> {
-  try {
-    const result = work();
-    // Most calls are synchronous: they settle without a detour through an async function.
-    if (!(result instanceof Promise)) return Promise.resolve(result);
-    return result.catch((error: unknown) => {
-      throw storeErrorFor(error);
-    });
-  } catch (error) {
-    const failure = storeErrorFor(error);
-    return Promise.resolve().then(() => {
-      throw failure;
-    });
-  }
-}

@@ -1,17 +1,12 @@
 // The message queue, and the Idempotency-Key of sendMessage: a retry replays the first answer as sent.
-import type { IdempotencyKey, IdempotentOutcome, Message, NewMessage, StoredMessage } from '../store.js';
-import { IDEMPOTENCY_KEY_TTL_MS } from '../store.js';
-import { KeysInFlight } from '../keysInFlight.js';
+import type { MessageRepository, QueuedAnswer } from '../backend.js';
+import { MESSAGE_LISTING } from '../rows.js';
+import type { IdempotencyKey, Message, NewMessage, StoredMessage } from '../store.js';
 import type { Connection } from './connection.js';
 
-/** Expired keys are refused by age anyway: purging them only bounds the table, so it need not be often. */
-const PURGE_EVERY_MS = 60_000;
-
-export class Messages {
+export class Messages implements MessageRepository {
   readonly #connection: Connection;
   readonly #statements;
-  readonly #keysInFlight = new KeysInFlight();
-  #lastPurge = 0;
 
   constructor(connection: Connection) {
     const { db } = connection;
@@ -20,11 +15,7 @@ export class Messages {
       insert: db.prepare<[string, number, string, string]>(
         `INSERT INTO messages (id, account_id, body, status, created_at) VALUES (?, ?, ?, 'queued', ?)`,
       ),
-      // Named as StoredMessage names them, in the same order.
-      list: db.prepare<[], StoredMessage>(
-        `SELECT m.id, a.name AS account, m.body AS message, m.status, m.created_at AS createdAt
-         FROM messages m JOIN accounts a ON a.id = m.account_id ORDER BY m.seq`,
-      ),
+      list: db.prepare<[], StoredMessage>(MESSAGE_LISTING),
       countQueued: db.prepare(`SELECT count(*) FROM messages WHERE status = 'queued'`).pluck(),
       earlierAnswer: db.prepare<
         [number, string],
@@ -43,16 +34,34 @@ export class Messages {
     };
   }
 
-  async enqueue({ id, accountId, message, createdAt }: NewMessage): Promise<Message> {
+  enqueue({ id, accountId, message, createdAt }: NewMessage, queued: Message): Promise<Message> {
     const { insert } = this.#statements;
-    await this.#connection.groupCommit.run(() => insert.run(id, accountId, message, createdAt));
-    return { id, message, status: 'queued', createdAt };
+    return this.#connection.groupCommit.run(() => {
+      insert.run(id, accountId, message, createdAt);
+      return queued;
+    });
   }
 
-  enqueueOnce(message: NewMessage, { key, fingerprint }: IdempotencyKey): Promise<IdempotentOutcome> {
-    return this.#keysInFlight.run(message.accountId, key, () =>
-      this.#connection.groupCommit.run(() => this.#enqueueOnce(message, key, fingerprint)),
-    );
+  enqueueOnce(message: NewMessage, { key, fingerprint }: IdempotencyKey, oldestKept: string, queued: QueuedAnswer) {
+    return this.#connection.groupCommit.run(() => {
+      const { id, accountId, createdAt } = message;
+      const earlier = this.#statements.earlierAnswer.get(accountId, key);
+      if (earlier && earlier.created_at >= oldestKept) {
+        if (!earlier.fingerprint.equals(fingerprint)) return { outcome: 'key_reused' } as const;
+        return { outcome: 'replayed', status: earlier.status, body: earlier.body } as const;
+      }
+      if (earlier) this.#statements.forgetKey.run(accountId, key);
+      this.#statements.insert.run(id, accountId, message.message, createdAt);
+      this.#statements.rememberKey.run(accountId, key, fingerprint, 202, queued.body, createdAt);
+      return { outcome: 'queued', message: queued.message } as const;
+    });
+  }
+
+  /** In the next batch of writes, as a write of its own: one that fails fails alone. */
+  purgeKeys(oldestKept: string): Promise<void> {
+    return this.#connection.groupCommit.run(() => {
+      this.#statements.purgeKeys.run(oldestKept);
+    });
   }
 
   list(): StoredMessage[] {
@@ -61,28 +70,5 @@ export class Messages {
 
   countQueued(): number {
     return this.#statements.countQueued.get() as number;
-  }
-
-  #enqueueOnce(message: NewMessage, key: string, fingerprint: Buffer): IdempotentOutcome {
-    const { id, accountId, createdAt } = message;
-    const oldestKept = new Date(Date.parse(createdAt) - IDEMPOTENCY_KEY_TTL_MS).toISOString();
-    this.#purgeExpiredKeys(createdAt, oldestKept);
-    const earlier = this.#statements.earlierAnswer.get(accountId, key);
-    if (earlier && earlier.created_at >= oldestKept) {
-      if (!earlier.fingerprint.equals(fingerprint)) return { outcome: 'key_reused' };
-      return { outcome: 'replayed', status: earlier.status, body: earlier.body };
-    }
-    if (earlier) this.#statements.forgetKey.run(accountId, key);
-    this.#statements.insert.run(id, accountId, message.message, createdAt);
-    const queued: Message = { id, message: message.message, status: 'queued', createdAt };
-    this.#statements.rememberKey.run(accountId, key, fingerprint, 202, JSON.stringify(queued), createdAt);
-    return { outcome: 'queued', message: queued };
-  }
-
-  #purgeExpiredKeys(now: string, oldestKept: string): void {
-    const nowMs = Date.parse(now);
-    if (nowMs - this.#lastPurge < PURGE_EVERY_MS) return;
-    this.#lastPurge = nowMs;
-    this.#statements.purgeKeys.run(oldestKept);
   }
 }

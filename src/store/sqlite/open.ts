@@ -5,29 +5,24 @@ import Database from 'better-sqlite3';
 import { type MigrationListener, reportMigrations } from '../migrations.js';
 import { MIGRATIONS } from './migrations.js';
 
-/** How long a statement blocks the thread waiting for another process's lock (the CLI's default). */
-export const BUSY_TIMEOUT_MS = 5000;
-/**
- * The server's connection blocks only briefly: its writes wait for a lock between turns of the event loop
- * instead (see groupCommit.ts), so reads go on meanwhile.
- */
-export const SERVER_BUSY_TIMEOUT_MS = 20;
 /**
  * A reader that holds a snapshot (a streamed list) keeps the write-ahead log from being reset, so it grows
  * meanwhile; SQLite keeps the file at its largest unless told to cut it back when it is next reset.
  */
 export const JOURNAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 /** The synchronous settings the service allows, as SQLite numbers them (OFF is never one of them). */
-const SYNCHRONOUS_LEVELS = { NORMAL: 1, FULL: 2, EXTRA: 3 } as const;
+const SYNCHRONOUS_LEVELS = { FULL: 2, EXTRA: 3, NORMAL: 1 } as const;
 export type SynchronousMode = keyof typeof SYNCHRONOUS_LEVELS;
+export const SYNCHRONOUS_MODES = Object.keys(SYNCHRONOUS_LEVELS) as SynchronousMode[];
 
 export class DatabaseOpenError extends Error {
   override name = 'DatabaseOpenError';
 }
 
-export interface OpenOptions {
+export interface DatabaseOptions {
   synchronous: SynchronousMode;
-  busyTimeoutMs?: number;
+  /** How long a statement blocks the thread waiting for another process's lock. */
+  busyTimeoutMs: number;
   /** False: a missing file is an error, not a new empty database (the server's rule). */
   create?: boolean;
   /** Told of each schema migration applied, once they are committed. */
@@ -36,7 +31,7 @@ export interface OpenOptions {
 
 export function openDatabase(
   path: string,
-  { synchronous, busyTimeoutMs = BUSY_TIMEOUT_MS, create = true, onMigrated }: OpenOptions,
+  { synchronous, busyTimeoutMs, create = true, onMigrated }: DatabaseOptions,
 ): Database.Database {
   if (create) mkdirSync(dirname(path), { recursive: true });
   else if (isMissing(path)) {

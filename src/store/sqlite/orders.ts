@@ -1,41 +1,15 @@
-// Orders: the API's list and cancellation, and the operator's additions, shipping and listings.
+// Orders: the API's list, pages and cancellation, and the operator's additions, shipping and listings.
 import type { Statement } from 'better-sqlite3';
+import type { OrderRepository } from '../backend.js';
 import { cutPage, type Dialect, listingCondition, orderPageSql, type PageRowBase, type Parameter } from '../orderPages.js';
-import type {
-  CancelOutcome,
-  NewOrder,
-  Order,
-  OrderFilter,
-  OrderList,
-  OrderPage,
-  OrderPageQuery,
-  OrderStatus,
-  OrderWithStatus,
-  ShipOutcome,
-  StoredOrder,
-} from '../store.js';
+import type { OrderRow, StatusRow, StoredOrderRow } from '../rows.js';
+import { NEW_ORDER_COLUMNS, newOrderRow, ORDER_COLUMNS, STORED_ORDER_COLUMNS, toOrder, toOrderWithStatus, toStoredOrder } from '../rows.js';
+import type { NewOrder, OrderFilter, OrderList, OrderPage, OrderPageQuery, OrderStatus, StoredOrder } from '../store.js';
 import type { Connection } from './connection.js';
 import { OrderListReaders } from './orderStream.js';
 
-interface OrderRow {
-  id: number;
-  pet_id: number | null;
-  quantity: number | null;
-  ship_date: string | null;
-  complete: number | null;
-}
-
-interface StatusRow extends OrderRow {
-  status: OrderStatus;
-}
-
 /** A row of orderPageSql: an order, or the nulls of an empty page. */
 type PageRow = StatusRow & PageRowBase;
-
-interface StoredOrderRow extends StatusRow {
-  created_at: string;
-  updated_at: string;
-}
 
 export interface OrderListOptions {
   /** Lists longer than this are streamed rather than held in memory. */
@@ -44,14 +18,12 @@ export interface OrderListOptions {
   maxStreamedLists: number;
 }
 
-export class Orders {
+export class Orders implements OrderRepository {
   readonly #connection: Connection;
   readonly #statements;
   readonly #listReaders: OrderListReaders;
   /** The version, and the list if it moved, from one snapshot: the version names exactly these orders. */
   readonly #readList: (last: OrderList | undefined) => OrderList;
-  /** A page and the list's version, from one snapshot. */
-  readonly #readPage: (page: Statement<unknown[], PageRow>, values: unknown[], limit: number) => OrderPage;
   #list: { stamp: string; list: OrderList } | undefined;
   /** The prepared page and listing statements, one per shape of filter (at most a few hundred). */
   readonly #filtered = new Map<string, Statement<unknown[], PageRow & StoredOrderRow>>();
@@ -61,20 +33,16 @@ export class Orders {
     this.#connection = connection;
     this.#listReaders = new OrderListReaders(db.name, maxStreamedLists);
     this.#statements = {
-      list: db.prepare<[], OrderRow>(
-        `SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE status <> 'cancelled' ORDER BY id`,
-      ),
-      listAll: db.prepare<[], StoredOrderRow>(`SELECT * FROM orders ORDER BY id`),
-      byId: db.prepare<[number], StoredOrderRow>(`SELECT * FROM orders WHERE id = ?`),
+      list: db.prepare<[], OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE status <> 'cancelled' ORDER BY id`),
+      listAll: db.prepare<[], StoredOrderRow>(`SELECT ${STORED_ORDER_COLUMNS} FROM orders ORDER BY id`),
+      byId: db.prepare<[number], StoredOrderRow>(`SELECT ${STORED_ORDER_COLUMNS} FROM orders WHERE id = ?`),
       status: db.prepare<[number], { status: OrderStatus }>(`SELECT status FROM orders WHERE id = ?`),
       move: db.prepare<[OrderStatus, string, number, OrderStatus]>(
         `UPDATE orders SET status = ?, updated_at = ? WHERE id = ? AND status = ?`,
       ),
-      insert: db.prepare<
-        [number | null, number | null, string | null, number, OrderStatus, string, string]
-      >(
-        `INSERT INTO orders (pet_id, quantity, ship_date, complete, status, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      insert: db.prepare(
+        `INSERT INTO orders (${NEW_ORDER_COLUMNS.join(', ')}, created_at, updated_at)
+         VALUES (${NEW_ORDER_COLUMNS.map((column) => `@${column}`).join(', ')}, @now, @now)`,
       ),
       countUpTo: db
         .prepare<[number]>(`SELECT count(*) FROM (SELECT 1 FROM orders WHERE status <> 'cancelled' LIMIT ?)`)
@@ -96,10 +64,6 @@ export class Orders {
       const readers = this.#listReaders;
       return { version: current, rows: () => readers.stream() };
     });
-    this.#readPage = db.transaction((page: Statement<unknown[], PageRow>, values: unknown[], limit: number) => {
-      const { rows, nextAfterId } = cutPage(page.all(...values), limit);
-      return { version: version.get() as string, orders: rows.map(toOrderWithStatus), nextAfterId };
-    });
   }
 
   /**
@@ -114,20 +78,19 @@ export class Orders {
     return this.#list.list;
   }
 
-  /** The page and the list's version, read in one transaction: from one snapshot. */
+  /** One statement: one snapshot. */
   page({ filter, afterId, limit }: OrderPageQuery): OrderPage {
     const values: unknown[] = [];
     const sql = orderPageSql(filter, afterId, limit, pageDialect(values));
-    return this.#readPage(this.#prepared(sql), values, limit);
+    const { rows, nextAfterId } = cutPage(this.#prepared(sql).all(...values), limit);
+    return { orders: rows.map(toOrderWithStatus), nextAfterId };
   }
 
-  cancel(orderId: number): Promise<CancelOutcome> {
-    // Ids beyond 2^53 are valid int64 but never issued here; looking them up would need exact BigInt ids.
-    if (!Number.isSafeInteger(orderId)) return Promise.resolve('missing');
+  /** Every move in one turn of the event loop shares one transaction (groupCommit.ts). */
+  move<T>(orderId: number, from: OrderStatus, to: OrderStatus, outcome: (found: OrderStatus | undefined) => T): Promise<T> {
     return this.#connection.groupCommit.run(() => {
-      if (this.#move(orderId, 'pending', 'cancelled')) return 'cancelled';
-      const status = this.#statements.status.get(orderId)?.status;
-      return status === 'shipped' ? 'shipped' : 'missing';
+      if (this.#statements.move.run(to, this.#connection.now(), orderId, from).changes === 1) return outcome(from);
+      return outcome(this.#statements.status.get(orderId)?.status);
     });
   }
 
@@ -149,13 +112,6 @@ export class Orders {
     });
   }
 
-  ship(orderId: number): ShipOutcome {
-    return this.#connection.immediate(() => {
-      if (this.#move(orderId, 'pending', 'shipped')) return 'shipped';
-      return this.#statements.status.get(orderId) ? 'not_pending' : 'missing';
-    });
-  }
-
   find(orderId: number): StoredOrder | undefined {
     const row = this.#statements.byId.get(orderId);
     return row && toStoredOrder(row);
@@ -165,25 +121,18 @@ export class Orders {
     if (!filter) return this.#statements.listAll.all().map(toStoredOrder);
     const values: unknown[] = [];
     const condition = listingCondition(filter, parameterInto(values));
-    const rows = this.#prepared(`SELECT * FROM orders WHERE ${condition} ORDER BY id`).all(...values);
-    return (rows as StoredOrderRow[]).map(toStoredOrder);
+    const rows = this.#prepared(`SELECT ${STORED_ORDER_COLUMNS} FROM orders WHERE ${condition} ORDER BY id`).all(...values);
+    return rows.map(toStoredOrder);
   }
 
   close(): void {
     this.#listReaders.close();
   }
 
-  #insert({ petId, quantity, shipDate, complete, status }: NewOrder): number | bigint {
-    const now = this.#connection.now();
-    return this.#statements.insert.run(
-      petId ?? null,
-      quantity ?? null,
-      shipDate ?? null,
-      complete ? 1 : 0,
-      status ?? 'pending',
-      now,
-      now,
-    ).lastInsertRowid;
+  #insert(order: NewOrder): number | bigint {
+    const row = newOrderRow(order);
+    return this.#statements.insert.run({ ...row, complete: Number(row.complete), now: this.#connection.now() })
+      .lastInsertRowid;
   }
 
   #prepared(sql: string) {
@@ -194,19 +143,6 @@ export class Orders {
     }
     return statement;
   }
-
-  #move(orderId: number, from: OrderStatus, to: OrderStatus): boolean {
-    return this.#statements.move.run(to, this.#connection.now(), orderId, from).changes === 1;
-  }
-}
-
-function toOrder(row: OrderRow): Order {
-  const order: Order = { id: row.id };
-  if (row.pet_id !== null) order.petId = row.pet_id;
-  if (row.quantity !== null) order.quantity = row.quantity;
-  if (row.ship_date !== null) order.shipDate = row.ship_date;
-  if (row.complete !== null) order.complete = row.complete === 1;
-  return order;
 }
 
 /** SQLite's parameters are positional; a boolean is stored as 0 or 1. */
@@ -220,12 +156,4 @@ function parameterInto(values: unknown[]): Parameter {
 /** How SQLite's page query is written, its parameters' values going to `values`. */
 export function pageDialect(values: unknown[]): Dialect {
   return { parameter: parameterInto(values), arms: 'plain' };
-}
-
-function toOrderWithStatus(row: StatusRow): OrderWithStatus {
-  return { ...toOrder(row), status: row.status };
-}
-
-function toStoredOrder(row: StoredOrderRow): StoredOrder {
-  return { ...toOrder(row), status: row.status, createdAt: row.created_at, updatedAt: row.updated_at };
 }

@@ -1,8 +1,9 @@
 // Pets: read by the deprecated pet operation, added only by the operator.
+import type { PetRepository } from '../backend.js';
 import type { Pet } from '../store.js';
 import type { Connection } from './connection.js';
 
-export class Pets {
+export class Pets implements PetRepository {
   readonly #connection: Connection;
   readonly #statements;
 
@@ -16,7 +17,6 @@ export class Pets {
   }
 
   find(petId: number): Pet | undefined {
-    if (!Number.isSafeInteger(petId)) return undefined;
     return this.#statements.byId.get(petId);
   }
 

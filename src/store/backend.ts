@@ -1,0 +1,186 @@
+// What a backend provides: one folder under store/ (sqlite/, postgres/) and one entry in backends.ts. It
+// names its databases (URL schemes), reads its own settings from the environment, opens one repository per
+// aggregate (compose.ts makes the Store of them, once for every backend) and copies its tables out and in
+// (copy.ts). Nothing outside its folder knows a backend's settings, SQL or driver.
+import type { MigrationListener } from './migrations.js';
+import type {
+  Account,
+  ActiveKey,
+  BackupOutcome,
+  DeprecatedCallListing,
+  DeprecatedCalls,
+  IdempotencyKey,
+  IdempotentOutcome,
+  KeyListing,
+  Message,
+  NewMessage,
+  NewOrder,
+  OrderFilter,
+  OrderList,
+  OrderPage,
+  OrderPageQuery,
+  OrderStatus,
+  Pet,
+  RevokeOutcome,
+  StoredMessage,
+  StoredOrder,
+} from './store.js';
+
+/** A repository answers synchronously or not: compose.ts gives every answer to the seam as a promise. */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * Orders, as store.ts's OrderStore and OrderAdmin and the telemetry's count. Every id given here is a safe
+ * integer (compose.ts answers for any other).
+ */
+export interface OrderRepository {
+  list(): Awaitable<OrderList>;
+  page(query: OrderPageQuery): Awaitable<OrderPage>;
+  /**
+   * Moves the order to `to` if its status is `from`, committed before it settles, and answers `outcome` of
+   * the status it had (undefined: no such order).
+   */
+  move<T>(orderId: number, from: OrderStatus, to: OrderStatus, outcome: (found: OrderStatus | undefined) => T): Awaitable<T>;
+  add(order: NewOrder): Awaitable<StoredOrder>;
+  /** All or nothing. */
+  addAll(orders: readonly NewOrder[]): Awaitable<number>;
+  find(orderId: number): Awaitable<StoredOrder | undefined>;
+  listAll(filter?: OrderFilter): Awaitable<StoredOrder[]>;
+  countByStatus(): Awaitable<Record<OrderStatus, number>>;
+}
+
+export interface PetRepository {
+  find(petId: number): Awaitable<Pet | undefined>;
+  add(name: string): Awaitable<Pet>;
+}
+
+/** The answer a new message gets: the message, and the 202's body as a retry replays it. */
+export interface QueuedAnswer {
+  message: Message;
+  body: string;
+}
+
+export interface MessageRepository {
+  /** Settles, with `queued`, once the message is committed. */
+  enqueue(message: NewMessage, queued: Message): Awaitable<Message>;
+  /**
+   * The message and its key, in one transaction, answered `queued`; unless the key was used since
+   * `oldestKept` (an ISO 8601 instant): then what it was used for (`in_flight` is compose.ts's to answer).
+   */
+  enqueueOnce(
+    message: NewMessage,
+    idempotency: IdempotencyKey,
+    oldestKept: string,
+    queued: QueuedAnswer,
+  ): Awaitable<Exclude<IdempotentOutcome, { outcome: 'in_flight' }>>;
+  /** Forgets the keys used before `oldestKept`. */
+  purgeKeys(oldestKept: string): Awaitable<void>;
+  list(): Awaitable<StoredMessage[]>;
+  countQueued(): Awaitable<number>;
+}
+
+export interface KeyRepository {
+  findActiveKey(digest: Buffer): Awaitable<ActiveKey | undefined>;
+  createAccount(name: string): Awaitable<Account>;
+  findAccount(name: string): Awaitable<Account | undefined>;
+  createKey(accountId: number, digest: Buffer, displayPrefix: string): Awaitable<KeyListing>;
+  listKeys(): Awaitable<KeyListing[]>;
+  /** The id of the key whose digest is `digest`, revoked or not. */
+  findKeyId(digest: Buffer): Awaitable<number | undefined>;
+  revoke(keyId: number): Awaitable<RevokeOutcome>;
+}
+
+export interface DeprecatedCallRepository {
+  record(calls: readonly DeprecatedCalls[]): Awaitable<void>;
+  list(): Awaitable<DeprecatedCallListing[]>;
+}
+
+/** An open database, as a backend gives it to compose.ts. */
+export interface Repositories {
+  orders: OrderRepository;
+  pets: PetRepository;
+  messages: MessageRepository;
+  keys: KeyRepository;
+  deprecatedCalls: DeprecatedCallRepository;
+  /** A failure that passes, as StoreUnavailableError; anything else as it was thrown. */
+  storeErrorFor(error: unknown): unknown;
+  isReady(): Awaitable<boolean>;
+  close(): Awaitable<void>;
+  describe(): Record<string, string | boolean>;
+  backup?(file: string): Promise<BackupOutcome>;
+}
+
+/** Who opens the store: the server, or an operator's command (the CLI, and the tests by default). */
+export type StoreUse = 'server' | 'command';
+
+/** What every backend is given as it opens, whichever it is; open.ts holds the defaults. */
+export interface OpenOptions {
+  /**
+   * False: a database that is not there is an error, not a new empty one (the server's rule, and every
+   * command's but `init`). Unset: true.
+   */
+  create: boolean;
+  now: () => Date;
+  /** Lists longer than this are streamed rather than held in memory. */
+  streamOrdersAbove: number;
+  /** How many long lists may be streamed at once. */
+  maxStreamedLists: number;
+  /** Told of each schema migration applied as the store opens, once they are committed. */
+  onMigrated?: MigrationListener;
+}
+
+/** One row of a table, by column name, as its backend's driver reads it. */
+export type Row = Record<string, unknown>;
+
+/** A table as a copy reads it: its columns, and its primary key, which the rows come in the order of. */
+export interface TableShape {
+  name: string;
+  columns: readonly string[];
+  /** The tables its foreign keys refer to, which a copy fills first. */
+  references: readonly string[];
+}
+
+/** Everything in one database, read from one moment; its schema is this build's. */
+export interface CopySource {
+  /** Every table of data (not the backend's own bookkeeping, such as the database's identity). */
+  tables: readonly TableShape[];
+  /** The table's rows in batches, by primary key. */
+  rows(table: TableShape): Iterable<Row[]> | AsyncIterable<Row[]>;
+  close(): Promise<void>;
+}
+
+/** A database with this build's schema and no data, being written in one transaction. */
+export interface CopyTarget {
+  /** Refuses (TargetNotEmptyError) unless each table is there with these columns, and empty. */
+  begin(tables: readonly TableShape[]): Promise<void>;
+  /** Rows of another backend's are taken as this backend's columns hold them (0 and 1 as booleans, …). */
+  write(table: TableShape, rows: readonly Row[]): Promise<void>;
+  /** Commits; ids issued from now on follow the copied ones. */
+  commit(): Promise<void>;
+  /** Rolls back, and lets go of the database. */
+  close(): Promise<void>;
+}
+
+export interface Backend<Kind extends string, Location extends { kind: Kind }, Settings> {
+  readonly kind: Kind;
+  /** The URL prefixes that name one of its databases, whatever their case: `postgres://`. */
+  readonly schemes: readonly string[];
+  /** Whether a plain path (no scheme) names one of its databases: the default backend's. */
+  readonly takesPaths: boolean;
+  /** How its URLs look, for the message that refuses a URL of no backend: `a postgres:// URL`. */
+  readonly urlForm: string;
+  /** The database that `url` (one of its schemes, or a path) names; a ConfigError names `variable`. */
+  locate(url: string, variable: string): Location;
+  /** The URL that names the database, as `locate` takes it (with its password, if any). */
+  url(location: Location): string;
+  /** How the database is named to people: never with a password. */
+  describe(location: Location): string;
+  /** Its settings from the environment, with their defaults; a bad value is a ConfigError naming it. */
+  settings(env: NodeJS.ProcessEnv, use: StoreUse): Settings;
+  /** Opens the database and brings its schema up to date; a failure to open rejects. */
+  open(location: Location, settings: Settings, options: OpenOptions): Promise<Repositories>;
+  /** The source of `store-orders copy`: it refuses a schema that is not this build's. */
+  exportFrom(location: Location, settings: Settings): Promise<CopySource>;
+  /** The target of `store-orders copy`: created or brought up to date, then checked empty by `begin`. */
+  importInto(location: Location, settings: Settings): Promise<CopyTarget>;
+}

@@ -1,0 +1,164 @@
+// The store, built once for every backend from its repositories: each call's failures become the store's
+// own (the backend's classifier), ids beyond what a number holds exactly name nothing, and an
+// Idempotency-Key is handled the same way everywhere (one request per key in flight in this process, the
+// expired keys purged now and then). A backend gives only what differs: its statements.
+import type {
+  DeprecatedCallRepository,
+  KeyRepository,
+  MessageRepository,
+  OrderRepository,
+  PetRepository,
+  Repositories,
+} from './backend.js';
+import { KeysInFlight } from './keysInFlight.js';
+import {
+  type AdminStore,
+  type CancelOutcome,
+  IDEMPOTENCY_KEY_TTL_MS,
+  type IdempotentOutcome,
+  isStoreId,
+  type KeyAdmin,
+  type KeyStore,
+  type Message,
+  type MessageAdmin,
+  type MessageStore,
+  type OrderAdmin,
+  type OrderStatus,
+  type OrderStore,
+  type PetAdmin,
+  type PetStore,
+  type ShipOutcome,
+  type TelemetryAdmin,
+  type TelemetryStore,
+} from './store.js';
+
+/** Runs a repository's call now, with its failures (thrown or rejected) as the store's own. */
+type Guard = <T>(work: () => T | Promise<T>) => Promise<T>;
+
+/** Expired keys are refused by age anyway: purging them only bounds the table, so it need not be often. */
+const PURGE_KEYS_EVERY_MS = 60_000;
+
+export function composeStore(repositories: Repositories): AdminStore {
+  const guard = guardWith((error) => repositories.storeErrorFor(error));
+  return {
+    orders: orderFront(repositories.orders, guard),
+    pets: petFront(repositories.pets, guard),
+    messages: messageFront(repositories.messages, guard),
+    keys: keyFront(repositories.keys, guard),
+    telemetry: telemetryFront(repositories, guard),
+    isReady: () => guard(() => repositories.isReady()),
+    close: () => guard(() => repositories.close()),
+    describe: () => repositories.describe(),
+    ...(repositories.backup && { backup: repositories.backup.bind(repositories) }),
+  };
+}
+
+/** A synchronous answer (most of SQLite's) settles without a detour through an async function. */
+function guardWith(storeErrorFor: (error: unknown) => unknown): Guard {
+  return <T>(work: () => T | Promise<T>): Promise<T> => {
+    try {
+      const result = work();
+      if (!(result instanceof Promise)) return Promise.resolve(result);
+      return result.catch((error: unknown) => {
+        throw storeErrorFor(error);
+      });
+    } catch (error) {
+      const failure = storeErrorFor(error);
+      return Promise.resolve().then(() => {
+        throw failure;
+      });
+    }
+  };
+}
+
+const MISSING = 'missing' as const;
+
+function orderFront(orders: OrderRepository, guard: Guard): OrderStore & OrderAdmin {
+  return {
+    listOrders: () => guard(() => orders.list()),
+    listOrderPage: (query) => guard(() => orders.page(query)),
+    cancelOrder: (orderId) => {
+      if (!isStoreId(orderId)) return Promise.resolve(MISSING);
+      return guard(() => orders.move(orderId, 'pending', 'cancelled', cancelOutcome));
+    },
+    addOrder: (order) => guard(() => orders.add(order)),
+    importOrders: (all) => guard(() => orders.addAll(all)),
+    shipOrder: (orderId) => {
+      if (!isStoreId(orderId)) return Promise.resolve(MISSING);
+      return guard(() => orders.move(orderId, 'pending', 'shipped', shipOutcome));
+    },
+    findOrder: (orderId) => (isStoreId(orderId) ? guard(() => orders.find(orderId)) : Promise.resolve(undefined)),
+    listAllOrders: (filter) => guard(() => orders.listAll(filter)),
+  };
+}
+
+function cancelOutcome(found: OrderStatus | undefined): CancelOutcome {
+  if (found === 'pending') return 'cancelled';
+  return found === 'shipped' ? 'shipped' : MISSING;
+}
+
+function shipOutcome(found: OrderStatus | undefined): ShipOutcome {
+  if (found === 'pending') return 'shipped';
+  return found === undefined ? MISSING : 'not_pending';
+}
+
+function petFront(pets: PetRepository, guard: Guard): PetStore & PetAdmin {
+  return {
+    findPet: (petId) => (isStoreId(petId) ? guard(() => pets.find(petId)) : Promise.resolve(undefined)),
+    addPet: (name) => guard(() => pets.add(name)),
+  };
+}
+
+function messageFront(messages: MessageRepository, guard: Guard): MessageStore & MessageAdmin {
+  const keysInFlight = new KeysInFlight();
+  let lastPurgeMs = 0;
+  /** Housekeeping beside the request: its answer never waits for it, nor fails with it. */
+  const purgeNowAndThen = (createdAt: string, oldestKept: string) => {
+    const nowMs = Date.parse(createdAt);
+    if (nowMs - lastPurgeMs < PURGE_KEYS_EVERY_MS) return;
+    lastPurgeMs = nowMs;
+    guard(() => messages.purgeKeys(oldestKept)).catch(() => undefined);
+  };
+  return {
+    enqueueMessage: (message) => guard(() => messages.enqueue(message, queuedMessage(message))),
+    enqueueMessageOnce: (message, idempotency) =>
+      keysInFlight.run(message.accountId, idempotency.key, (): Promise<IdempotentOutcome> => {
+        const oldestKept = new Date(Date.parse(message.createdAt) - IDEMPOTENCY_KEY_TTL_MS).toISOString();
+        purgeNowAndThen(message.createdAt, oldestKept);
+        const queued = queuedMessage(message);
+        const answer = { message: queued, body: JSON.stringify(queued) };
+        return guard(() => messages.enqueueOnce(message, idempotency, oldestKept, answer));
+      }),
+    listMessages: () => guard(() => messages.list()),
+  };
+}
+
+function queuedMessage({ id, message, createdAt }: { id: string; message: string; createdAt: string }): Message {
+  return { id, message, status: 'queued', createdAt };
+}
+
+function keyFront(keys: KeyRepository, guard: Guard): KeyStore & KeyAdmin {
+  const revoke = (keyId: number | undefined) =>
+    keyId !== undefined && isStoreId(keyId) ? guard(() => keys.revoke(keyId)) : Promise.resolve(MISSING);
+  return {
+    findActiveKey: (digest) => guard(() => keys.findActiveKey(digest)),
+    createAccount: (name) => guard(() => keys.createAccount(name)),
+    findAccount: (name) => guard(() => keys.findAccount(name)),
+    createKey: (accountId, digest, prefix) => guard(() => keys.createKey(accountId, digest, prefix)),
+    listKeys: () => guard(() => keys.listKeys()),
+    revokeKeyById: (keyId) => revoke(keyId),
+    revokeKeyByDigest: (digest) => guard(() => keys.findKeyId(digest)).then(revoke),
+  };
+}
+
+function telemetryFront(
+  { orders, messages, deprecatedCalls }: { orders: OrderRepository; messages: MessageRepository; deprecatedCalls: DeprecatedCallRepository },
+  guard: Guard,
+): TelemetryStore & TelemetryAdmin {
+  return {
+    countOrdersByStatus: () => guard(() => orders.countByStatus()),
+    countQueuedMessages: () => guard(() => messages.countQueued()),
+    recordDeprecatedCalls: (calls) => guard(() => deprecatedCalls.record(calls)),
+    listDeprecatedCalls: () => guard(() => deprecatedCalls.list()),
+  };
+}

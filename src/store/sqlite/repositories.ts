@@ -1,0 +1,58 @@
+// The better-sqlite3 store: one connection shared by a repository per aggregate. Every statement is
+// prepared once; every write transaction is IMMEDIATE. The repositories are synchronous but for writes
+// that share a transaction (groupCommit.ts); compose.ts makes the async seam of them.
+import type Database from 'better-sqlite3';
+import type { OpenOptions, Repositories } from '../backend.js';
+import { Accounts } from './accounts.js';
+import { backupInto } from './backup.js';
+import { Connection } from './connection.js';
+import { DeprecatedCallLog } from './deprecatedCalls.js';
+import { storeErrorFor } from './errors.js';
+import { Messages } from './messages.js';
+import { isWritable, openDatabase, type SynchronousMode } from './open.js';
+import { Orders } from './orders.js';
+import { Pets } from './pets.js';
+
+export interface SqliteSettings {
+  /** How each commit reaches the disk. */
+  synchronous: SynchronousMode;
+  /** How long a statement blocks the thread waiting for another process's lock. */
+  busyTimeoutMs: number;
+  /** How long a write waits for another process's write lock before it fails (503); see groupCommit.ts. */
+  writeWaitMs: number;
+}
+
+export function openRepositories(path: string, settings: SqliteSettings, options: OpenOptions): Repositories {
+  const { create, onMigrated } = options;
+  const db = openDatabase(path, { ...settings, create, ...(onMigrated && { onMigrated }) });
+  const connection = new Connection(db, options.now, settings.writeWaitMs);
+  const orders = new Orders(connection, options);
+  const ping = db.prepare<[], { ok: number }>(`SELECT 1 AS ok`);
+  return {
+    orders,
+    pets: new Pets(connection),
+    messages: new Messages(connection),
+    keys: new Accounts(connection),
+    deprecatedCalls: new DeprecatedCallLog(db),
+    storeErrorFor,
+    isReady: () => ping.get()?.ok === 1,
+    close: () => {
+      orders.close();
+      db.close();
+    },
+    describe: () => describe(db),
+    backup: (file) => backupInto(db, file),
+  };
+}
+
+/** The durability settings as SQLite reads them back, for the start-up log line. */
+function describe(db: Database.Database) {
+  const level = db.pragma('synchronous', { simple: true }) as number;
+  return {
+    backend: 'sqlite',
+    file: db.name,
+    journalMode: db.pragma('journal_mode', { simple: true }) as string,
+    synchronous: ['OFF', 'NORMAL', 'FULL', 'EXTRA'][level] ?? String(level),
+    writable: isWritable(db.name),
+  };
+}
