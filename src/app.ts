@@ -31,6 +31,7 @@ import type { Store } from './store/store.js';
 import { instrument } from './telemetry/instrument.js';
 import { createMetrics } from './telemetry/metrics.js';
 import { requestLogFactory } from './telemetry/requestLog.js';
+import { RequestLines } from './telemetry/requestLine.js';
 import { timedStore } from './telemetry/timedStore.js';
 
 export interface AppOptions extends Partial<ListenerOptions> {
@@ -52,7 +53,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { now = () => new Date(), http = DEFAULT_HTTP_LIMITS } = options;
   const contracts = API_VERSIONS.map((version) => options.contracts[version]);
   const beforeRouting = answersBeforeRouting(contracts, now);
-  const app = Fastify(serverOptions({ ...options, http }, beforeRouting, requestLogFactory));
+  const requestLogging = { childLoggerFactory: requestLogFactory, logController: new RequestLines() };
+  const app = Fastify(serverOptions({ ...options, http }, beforeRouting, requestLogging));
   limitConnections(app.server, http.maxConnections);
   adaptNodeServer(app.server, app.log);
 
