@@ -4,6 +4,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { apiError } from '../contract/errorBody.js';
 import { bearerToken } from '../serving/bearerToken.js';
+import { writeClientError } from '../serving/errors.js';
 import { answerLikeTheApi } from '../serving/commonAnswers.js';
 import { readOnlyRoute } from '../serving/methods.js';
 import { singleHeader } from '../serving/rawHeaders.js';
@@ -36,6 +37,8 @@ export function buildMetricsServer(metrics: Metrics, token: string | undefined):
     logger: false,
     exposeHeadRoutes: false,
     genReqId: (request) => requestIdFor(request.headers['x-request-id']),
+    // What Node cannot parse as HTTP is refused with the Error body here too, not Fastify's own.
+    clientErrorHandler: writeClientError,
   });
   answerLikeTheApi(server);
   readOnlyRoute(server, METRICS_PATH, metricsHandler(metrics, token));
