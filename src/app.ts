@@ -47,6 +47,8 @@ export interface AppOptions extends Partial<ListenerOptions> {
   deprecatedCallsFlushMs?: number;
   /** The browser origins allowed to call the API (CORS); none when absent. */
   corsOrigins?: readonly string[];
+  /** This server is one worker of several (WORKERS>1): /metrics answers the sum over all of them. */
+  metricsAcrossWorkers?: boolean;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -73,6 +75,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     now,
     metrics: options.metrics ?? {},
     deprecatedCallsFlushMs: options.deprecatedCallsFlushMs ?? 5_000,
+    acrossWorkers: options.metricsAcrossWorkers ?? false,
   });
   registerProbes(app, store);
   registerContractFiles(app, contracts);
