@@ -302,13 +302,16 @@ const workerLabels = (families: Scrape) =>
 
 /**
  * Scrapes until the primary gathers from both workers, read from the scrape itself: a worker is asked once
- * the primary hears that it listens, which may come a little after its own log line says so.
+ * the primary hears that it listens, which may come a little after its own log line says so. Each scrape
+ * passes through the primary, so a hundred of them come long after that message.
  */
-async function untilBothGathered(metricsUrl: string, id: string): Promise<Scrape> {
-  for (let attempt = 0; ; attempt += 1) {
+async function untilBothGathered(metricsUrl: string, id: string, scrapes: Scrape[] = []): Promise<Scrape> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
     const families = await scrapeOnNewConnection(metricsUrl, `${id}-${attempt}`);
+    scrapes.push(families);
     if (workerLabels(families).join() === '1,2') return families;
   }
+  throw new Error('no scrape shows both workers’ process metrics (worker="1" and worker="2")');
 }
 
 describe('/metrics with WORKERS=2', () => {
@@ -370,11 +373,10 @@ describe('/metrics with WORKERS=2', () => {
 
     process.kill(victim as number, 'SIGKILL');
     await untilLogged(server, (log) => log.some((line) => line.msg === 'a worker exited: starting another'));
-    // Scraped while the replacement starts, until it is gathered too.
+    // Scraped while the replacement starts, and until it is gathered too.
     const scrapes = [beforeKill];
-    for (let i = 0; scrapes.length < 3 || workerLabels(scrapes.at(-1) as Scrape).join() !== '1,2'; i += 1) {
-      scrapes.push(await scrapeOnNewConnection(metricsUrl, `during-${i}`));
-    }
+    while (listening(logLines(server)).size < 3) scrapes.push(await scrapeOnNewConnection(metricsUrl, `starting-${scrapes.length}`));
+    await untilBothGathered(metricsUrl, 'replaced', scrapes);
     for (let i = 1; i < scrapes.length; i += 1) {
       expect(wentBack(scrapes[i - 1] as Scrape, scrapes[i] as Scrape), `scrape ${i}`).toEqual([]);
       // Nothing was answered since: every request the victim answered is still counted, none twice.
