@@ -10,21 +10,30 @@ export function routeTemplate(url: string): string {
 }
 
 /**
- * Fastify's own request lines, but for the line of an answered request. It keeps the fields Fastify wrote
- * (`res.statusCode`, `responseTime`) for the pipelines that read them.
+ * Fastify's own request lines: `incoming request` as Fastify writes it, and `request completed` with the
+ * fields above, besides those Fastify wrote (`res.statusCode`, `responseTime`) for the pipelines that read
+ * them.
  */
 export class RequestLines extends LogController {
   /** Whether the log writes info, or error, asked once: at LOG_LEVEL=warn a request builds nothing. */
-  #writes: { info: boolean; error: boolean } | undefined;
+  #levels: { info: boolean; error: boolean } | undefined;
   /** Each route's template, by its config, which is one object for the route's life. */
   readonly #routes = new WeakMap<object, string>();
 
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
+    if (this.#writes(request).info) super.incomingRequest(request, reply);
+  }
+
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const log = request.server.log;
-    this.#writes ??= { info: writes(log, 'info'), error: writes(log, 'error') };
+    const { info, error: errors } = this.#writes(request);
+    const { log } = request.server;
     if (error) {
-      if (this.#writes.error) log.error({ ...this.#fields(request, reply), err: error }, 'request errored');
-    } else if (this.#writes.info) log.info(this.#fields(request, reply), 'request completed');
+      if (errors) log.error({ ...this.#fields(request, reply), err: error }, 'request errored');
+    } else if (info) log.info(this.#fields(request, reply), 'request completed');
+  }
+
+  #writes(request: FastifyRequest): { info: boolean; error: boolean } {
+    return (this.#levels ??= { info: writes(request.server.log, 'info'), error: writes(request.server.log, 'error') });
   }
 
   #fields(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> {
@@ -52,7 +61,6 @@ export class RequestLines extends LogController {
     return route;
   }
 }
-
 
 /** pino tells whether a level is written; a logger that cannot is taken to write every level. */
 function writes(log: FastifyBaseLogger, level: 'info' | 'error'): boolean {
