@@ -76,7 +76,9 @@ export function instrument(app: FastifyInstance, metrics: Metrics, options: Tele
     done();
   });
 
-  const scraped = options.acrossWorkers ? scrapedAcrossWorkers(metrics) : metrics;
+  const scraped = options.acrossWorkers
+    ? scrapedAcrossWorkers(metrics, (error) => app.log.error({ err: error }, "could not read this worker's metrics for the primary"))
+    : metrics;
   const metricsServer =
     options.metrics.port === undefined ? null : buildMetricsServer(scraped, options.metrics.token);
   if (metricsServer === null) readOnlyRoute(app, METRICS_PATH, metricsHandler(scraped, options.metrics.token));

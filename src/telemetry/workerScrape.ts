@@ -20,8 +20,12 @@ const PRIMARY_GONE = apiError('service_unavailable', 'The server is stopping: it
   'Retry-After': '1',
 });
 
-/** `metrics`, whose scrape answers the service's metrics, gathered by the primary; and answers its asks. */
-export function scrapedAcrossWorkers(metrics: Metrics): Metrics {
+/**
+ * `metrics`, whose scrape answers the service's metrics, gathered by the primary; and answers its asks.
+ * `onError` hears of this worker's own metrics that could not be read: the primary then counts it by its
+ * last answer.
+ */
+export function scrapedAcrossWorkers(metrics: Metrics, onError: (error: unknown) => void): Metrics {
   const scrapes = new Map<number, { resolve(gathered: MetricsGathered): void; reject(error: Error): void }>();
   let lastScrape = 0;
   const tell = (message: MetricsWanted | Snapshot, failed: (error: Error) => void = () => {}) =>
@@ -30,7 +34,7 @@ export function scrapedAcrossWorkers(metrics: Metrics): Metrics {
     });
   process.on('message', (message: unknown) => {
     if (isMessage<SnapshotWanted>(message, 'snapshotWanted')) {
-      void metrics.ownFamilies().then((own) => tell({ snapshot: message.snapshotWanted, ...own }));
+      metrics.ownFamilies().then((own) => tell({ snapshot: message.snapshotWanted, ...own }), onError);
     } else if (isMessage<MetricsGathered>(message, 'metricsGathered')) {
       scrapes.get(message.metricsGathered)?.resolve(message);
       scrapes.delete(message.metricsGathered);
