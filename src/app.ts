@@ -31,6 +31,7 @@ import type { Store } from './store/store.js';
 import { instrument } from './telemetry/instrument.js';
 import { createMetrics } from './telemetry/metrics.js';
 import { requestLogFactory } from './telemetry/requestLog.js';
+import { RequestLines } from './telemetry/requestLine.js';
 import { timedStore } from './telemetry/timedStore.js';
 
 export interface AppOptions extends Partial<ListenerOptions> {
@@ -46,13 +47,16 @@ export interface AppOptions extends Partial<ListenerOptions> {
   deprecatedCallsFlushMs?: number;
   /** The browser origins allowed to call the API (CORS); none when absent. */
   corsOrigins?: readonly string[];
+  /** This server is one worker of several (WORKERS>1): /metrics answers the sum over all of them. */
+  metricsAcrossWorkers?: boolean;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { now = () => new Date(), http = DEFAULT_HTTP_LIMITS } = options;
   const contracts = API_VERSIONS.map((version) => options.contracts[version]);
   const beforeRouting = answersBeforeRouting(contracts, now);
-  const app = Fastify(serverOptions({ ...options, http }, beforeRouting, requestLogFactory));
+  const requestLogging = { childLoggerFactory: requestLogFactory, logController: new RequestLines() };
+  const app = Fastify(serverOptions({ ...options, http }, beforeRouting, requestLogging));
   limitConnections(app.server, http.maxConnections);
   adaptNodeServer(app.server, app.log);
 
@@ -71,6 +75,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     now,
     metrics: options.metrics ?? {},
     deprecatedCallsFlushMs: options.deprecatedCallsFlushMs ?? 5_000,
+    acrossWorkers: options.metricsAcrossWorkers ?? false,
   });
   registerProbes(app, store);
   registerContractFiles(app, contracts);

@@ -31,6 +31,7 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
     metrics: config.metrics,
     deprecatedCallsFlushMs: config.deprecatedCallsFlushMs,
     corsOrigins: config.corsOrigins,
+    metricsAcrossWorkers: cluster.isWorker,
   });
   for (const { from, to } of migrations) {
     if (from === 0) app.log.info({ version: to }, 'schema created');

@@ -1,11 +1,13 @@
 // WORKERS=N (or `store-orders serve --workers N`): N server processes on one port, with node:cluster, so
 // that one machine's every core serves. The primary opens neither the store nor the app: it starts the
-// workers, each of them the single server of server.ts, replaces one that dies, and stops them all on
-// SIGTERM, SIGINT or SIGHUP. WORKERS=1 (the default) is that single server in this process, with no primary.
+// workers, each of them the single server of server.ts, replaces one that dies, gathers their metrics for
+// each scrape (telemetry/gathering.ts), and stops them all on SIGTERM, SIGINT or SIGHUP. WORKERS=1 (the
+// default) is that single server in this process, with no primary.
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config.js';
 import { loadConfigOrExit } from './exit.js';
+import { MetricsGathering } from './telemetry/gathering.js';
 import { type PrimaryLog, primaryLog } from './telemetry/primaryLog.js';
 import { STOP_SIGNALS, type StopMessage, WORKER_READY } from './workerMessages.js';
 
@@ -32,18 +34,22 @@ const exitText = (code: number | null, signal: string | null) =>
   signal ? `signal ${signal}` : `exit status ${code}`;
 
 function supervise(config: Config, env: NodeJS.ProcessEnv): void {
-  cluster.setupPrimary({ exec: WORKER_ENTRY, args: [] });
+  // Structured clone rather than JSON: a metric's value may be NaN, which JSON would turn into null.
+  cluster.setupPrimary({ exec: WORKER_ENTRY, args: [], serialization: 'advanced' });
   const supervisor = new Supervisor(config, env, primaryLog(config));
   cluster.on('exit', (worker, code, signal) => supervisor.exited(worker, code, signal));
   for (const name of STOP_SIGNALS) process.on(name, (signal) => supervisor.stop(signal));
   supervisor.log.info('starting the workers', { workers: config.workers });
-  supervisor.start();
+  supervisor.start(1);
 }
 
 class Supervisor {
   readonly #live = new Set<Worker>();
   readonly #ready = new Set<Worker>();
   readonly #retries = new Set<NodeJS.Timeout>();
+  /** Each worker's place, 1 to WORKERS, which its replacement takes over. */
+  readonly #slots = new Map<Worker, number>();
+  readonly #metrics = new MetricsGathering();
   #serving = false;
   #startFailures = 0;
   #stopping: NodeJS.Signals | undefined;
@@ -55,19 +61,24 @@ class Supervisor {
     readonly log: PrimaryLog,
   ) {}
 
-  start(): void {
+  start(slot: number): void {
     const worker = cluster.fork(this.env);
     this.#live.add(worker);
+    this.#slots.set(worker, slot);
     worker.on('message', (message: unknown) => {
-      if (message !== WORKER_READY) return;
+      if (message !== WORKER_READY) {
+        this.#metrics.heard(worker, message);
+        return;
+      }
       this.#ready.add(worker);
+      this.#metrics.joined(worker, slot);
       this.#startFailures = 0;
       if (this.#stopping) this.#tell(worker, this.#stopping);
       else if (!this.#serving) {
         // The first worker started alone: a database or port that is not there fails it alone, with
         // the one line a single server prints, rather than every worker at once.
         this.#serving = true;
-        for (let i = 1; i < this.config.workers; i++) this.start();
+        for (let other = 2; other <= this.config.workers; other++) this.start(other);
       }
     });
   }
@@ -95,6 +106,9 @@ class Supervisor {
   exited(worker: Worker, code: number | null, signal: string | null): void {
     this.#live.delete(worker);
     const wasReady = this.#ready.delete(worker);
+    const slot = this.#slots.get(worker) ?? 1;
+    this.#slots.delete(worker);
+    this.#metrics.left(worker);
     if (this.#stopping) {
       // One that never served had nothing to finish; one that did and failed to stop cleanly is a failure.
       if (wasReady && code !== 0) this.#failed = true;
@@ -113,12 +127,12 @@ class Supervisor {
     const exit = exitText(code, signal);
     if (wasReady) {
       this.log.warn('a worker exited: starting another', { worker: worker.process.pid, exit });
-      this.start();
-    } else this.#retryStart(worker, exit);
+      this.start(slot);
+    } else this.#retryStart(worker, exit, slot);
   }
 
   /** A worker that exited before it listened: another after a pause, or a stop after too many in a row. */
-  #retryStart(worker: Worker, exit: string): void {
+  #retryStart(worker: Worker, exit: string, slot: number): void {
     this.#startFailures += 1;
     if (this.#startFailures >= START_FAILURES_LIMIT) {
       process.stderr.write(
@@ -137,7 +151,7 @@ class Supervisor {
     });
     const retry = setTimeout(() => {
       this.#retries.delete(retry);
-      this.start();
+      this.start(slot);
     }, pauseMs);
     this.#retries.add(retry);
   }

@@ -7,6 +7,8 @@ import { type AddressInfo, createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assertHonoursContract } from './support/contract.js';
 import { rawRequest } from './support/http.js';
+import { allSamples, type Scrape, valueOf } from './support/metrics.js';
+import { parsePrometheusText } from './support/prometheusText.js';
 import { CLI_ENTRY, type Finished, runCli, type ServerProcess, spawnServer } from './support/processes.js';
 import { useScratchDatabase } from './support/scratchDatabase.js';
 
@@ -246,6 +248,143 @@ describe('WORKERS=2', () => {
     const stopped = lines.filter((line) => line.msg === 'stopped').map((line) => line.pid);
     expect(stopped.sort()).toEqual([...workers, server.child.pid].sort());
     expect(lines.filter((line) => line.msg.includes('second signal'))).toEqual([]);
+  });
+});
+
+/** A GET on a connection of its own (no agent), as a separate client makes it: any worker may answer. */
+function getOnNewConnection(url: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const getting = request(url, { agent: false, headers }, (response) => {
+      let text = '';
+      response.on('data', (chunk) => {
+        text += String(chunk);
+      });
+      response.on('error', reject);
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+    });
+    getting.on('error', reject);
+    getting.setTimeout(NO_ANSWER_MS, () => getting.destroy(Object.assign(new Error('no answer'), { code: 'NO_ANSWER' })));
+    getting.end();
+  });
+}
+
+async function scrapeOnNewConnection(metricsUrl: string, id: string): Promise<Scrape> {
+  const { status, text } = await getOnNewConnection(metricsUrl, { 'X-Request-Id': id });
+  expect(status, text).toBe(200);
+  return parsePrometheusText(text);
+}
+
+/** The counter and histogram samples of the service (store_orders_*), by name and labels. */
+function serviceCounts(families: Scrape): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const sample of allSamples(families)) {
+    if (!sample.name.startsWith('store_orders_') || sample.family.type === 'gauge') continue;
+    counts.set(`${sample.name}${JSON.stringify(sample.labels)}`, sample.value);
+  }
+  return counts;
+}
+
+/** The series of `before` that are lower, or gone, in `after`: a counter that went back. */
+function wentBack(before: Scrape, after: Scrape): string[] {
+  const later = serviceCounts(after);
+  return [...serviceCounts(before)].filter(([series, value]) => !((later.get(series) ?? -1) >= value)).map(([series]) => series);
+}
+
+const answeredTotal = (families: Scrape) =>
+  (families.get('store_orders_http_requests_total')?.samples ?? []).reduce((total, { value }) => total + value, 0);
+
+/** The metrics URL the listening line names. */
+const metricsUrlOf = (server: ServerProcess) =>
+  /metrics (http:\/\/127\.0\.0\.1:\d+\/metrics)"/.exec(server.output.stdout)?.[1] as string;
+
+const workerLabels = (families: Scrape) =>
+  (families.get('process_resident_memory_bytes')?.samples ?? []).map(({ labels }) => labels.worker).sort();
+
+/**
+ * Scrapes until the primary gathers from both workers, read from the scrape itself: a worker is asked once
+ * the primary hears that it listens, which may come a little after its own log line says so. Each scrape
+ * passes through the primary, so a hundred of them come long after that message.
+ */
+async function untilBothGathered(metricsUrl: string, id: string, scrapes: Scrape[] = []): Promise<Scrape> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const families = await scrapeOnNewConnection(metricsUrl, `${id}-${attempt}`);
+    scrapes.push(families);
+    if (workerLabels(families).join() === '1,2') return families;
+  }
+  throw new Error('no scrape shows both workers’ process metrics (worker="1" and worker="2")');
+}
+
+describe('/metrics with WORKERS=2', () => {
+  it.each([
+    ['on the API port, counting the scrapes too', {}],
+    ['on METRICS_PORT, whose scrapes are not counted', { METRICS_PORT: '0' }],
+  ])('answers every scrape with the whole service, %s: ten in a row never go back and add up to the requests sent', async (_where, env) => {
+    const { server, key } = await startWorkers(env);
+    const metricsUrl = metricsUrlOf(server);
+    const scrapesCount = metricsUrl.startsWith(`${server.baseUrl}/`);
+    const auth = { Authorization: `Bearer ${key}` };
+    const start = await untilBothGathered(metricsUrl, 'start');
+    // What was answered before: the scrapes of the start, the last one included once it is answered.
+    let answered = answeredTotal(start) + (scrapesCount ? 1 : 0);
+    let previous = start;
+    for (let round = 0; round < 10; round += 1) {
+      // Each on a connection of its own: the primary hands them to the workers in turn.
+      const statuses = [
+        (await getOnNewConnection(`${server.baseUrl}/v1/store/orders`, { ...auth, 'X-Request-Id': `list-${round}` })).status,
+        (await getOnNewConnection(`${server.baseUrl}/v1/store/orders`, { 'X-Request-Id': `refused-${round}` })).status,
+      ];
+      expect(statuses).toEqual([200, 401]);
+      answered += statuses.length;
+      const families = await scrapeOnNewConnection(metricsUrl, `scrape-${round}`);
+      expect(answeredTotal(families), `scrape ${round}`).toBe(answered);
+      if (scrapesCount) answered += 1;
+      const requests = (status: string) =>
+        valueOf(families, 'store_orders_http_requests_total', { api: 'v1', operation: 'listOrders', status });
+      expect([requests('200'), requests('401')]).toEqual([round + 1, round + 1]);
+      expect(wentBack(previous, families), `scrape ${round}`).toEqual([]);
+      // The store's gauges are read once, not summed over the workers; the process metrics are each worker's.
+      expect(valueOf(families, 'store_orders_message_queue_depth')).toBe(0);
+      expect(workerLabels(families)).toEqual(['1', '2']);
+      previous = families;
+    }
+    // Both workers answered requests, and so were summed.
+    const lines = await untilLogged(server, (log) => answeredBy(log, 'list-9') !== undefined);
+    const answering = new Set(
+      Array.from({ length: 10 }, (_, round) => [answeredBy(lines, `list-${round}`), answeredBy(lines, `refused-${round}`)]).flat(),
+    );
+    expect([...answering].sort()).toEqual(workerPids(server).sort());
+  });
+
+  it('keeps every counter going up when a worker is killed with SIGKILL and replaced, scraped all along', async () => {
+    const { server, key } = await startWorkers({ METRICS_PORT: '0' });
+    const metricsUrl = metricsUrlOf(server);
+    await untilBothGathered(metricsUrl, 'start');
+    const auth = { Authorization: `Bearer ${key}` };
+    const ids = Array.from({ length: 8 }, (_, i) => `before-${i}`);
+    for (const id of ids) {
+      expect((await getOnNewConnection(`${server.baseUrl}/v1/store/orders`, { ...auth, 'X-Request-Id': id })).status).toBe(200);
+    }
+    const beforeKill = await scrapeOnNewConnection(metricsUrl, 'before-kill');
+    expect(answeredTotal(beforeKill)).toBe(8);
+    // Both workers answered some: the victim's counts are at stake.
+    const lines = await untilLogged(server, (log) => ids.every((id) => answeredBy(log, id) !== undefined));
+    expect(new Set(ids.map((id) => answeredBy(lines, id))).size).toBe(2);
+    const [victim, survivor] = workerPids(server);
+
+    process.kill(victim as number, 'SIGKILL');
+    await untilLogged(server, (log) => log.some((line) => line.msg === 'a worker exited: starting another'));
+    // Scraped while the replacement starts, and until it is gathered too.
+    const scrapes = [beforeKill];
+    while (listening(logLines(server)).size < 3) scrapes.push(await scrapeOnNewConnection(metricsUrl, `starting-${scrapes.length}`));
+    await untilBothGathered(metricsUrl, 'replaced', scrapes);
+    for (let i = 1; i < scrapes.length; i += 1) {
+      expect(wentBack(scrapes[i - 1] as Scrape, scrapes[i] as Scrape), `scrape ${i}`).toEqual([]);
+      // Nothing was answered since: every request the victim answered is still counted, none twice.
+      expect(answeredTotal(scrapes[i] as Scrape), `scrape ${i}`).toBe(8);
+    }
+    const replacement = workerPids(server).find((pid) => pid !== survivor);
+    expect(replacement).toBeDefined();
+    expect(replacement).not.toBe(victim);
   });
 });
 

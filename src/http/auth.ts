@@ -32,7 +32,7 @@ export async function authenticate(header: string | undefined, keys: KeyStore): 
   if (!key || key.digest.length !== digest.length || !timingSafeEqual(key.digest, digest)) return undefined;
   if (checkedDigests.size >= MAX_CHECKED_DIGESTS) checkedDigests.clear();
   checkedDigests.add(digestText);
-  return { accountId: key.accountId, keyId: key.keyId };
+  return { accountId: key.accountId, accountName: key.accountName, keyId: key.keyId };
 }
 
 /**

@@ -6,8 +6,8 @@ import { withHeaders } from '../contract/answer.js';
 import { deprecatedOperationAt, deprecationPolicies, refuseAfterSunset } from '../contract/deprecation.js';
 import { type Contract, operationsOf } from '../contract/document.js';
 import { errorAnswerFor } from '../serving/errors.js';
+import { framingError } from '../serving/framing.js';
 import { send } from '../serving/reply.js';
-import { framingError } from './framing.js';
 
 type FrameworkErrors = NonNullable<FastifyServerOptions['frameworkErrors']>;
 

@@ -1,6 +1,6 @@
 // Fastify's options for the API's listener: logging with keys redacted, request ids, the HTTP limits, and
 // the Error body for what goes wrong before a request reaches a route.
-import type { FastifyHttpOptions, FastifyServerOptions } from 'fastify';
+import type { FastifyHttpOptions, FastifyServerOptions, LogController } from 'fastify';
 import type { Server } from 'node:http';
 import type { HttpLimits, LogLevel } from '../config.js';
 import { writeClientError } from '../serving/errors.js';
@@ -8,8 +8,13 @@ import { requestIdFor } from '../serving/requestId.js';
 import type { BeforeRouting } from './beforeRouting.js';
 import { serializeRequest } from './logRedaction.js';
 
-/** Makes each request's logger from the listener's (the composition root gives telemetry's). */
-export type RequestLogFactory = NonNullable<FastifyServerOptions['childLoggerFactory']>;
+/** How each request logs (the composition root gives telemetry's). */
+export interface RequestLogging {
+  /** Makes each request's logger from the listener's. */
+  childLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']>;
+  /** Writes the lines Fastify writes for every request, such as the one of an answered request. */
+  logController: LogController;
+}
 
 export interface ListenerOptions {
   http: HttpLimits;
@@ -21,7 +26,7 @@ export interface ListenerOptions {
 export function serverOptions(
   { http, logLevel, logStream }: ListenerOptions,
   beforeRouting: BeforeRouting,
-  requestLog: RequestLogFactory,
+  requestLogging: RequestLogging,
 ): FastifyHttpOptions<Server> {
   return {
     logger: {
@@ -34,7 +39,7 @@ export function serverOptions(
         censor: '[redacted]',
       },
     },
-    childLoggerFactory: requestLog,
+    ...requestLogging,
     genReqId: (request) => requestIdFor(request.headers['x-request-id']),
     // As long as Node's own header limit, so an over-long id reaches validation (400) rather than
     // failing to route (404).

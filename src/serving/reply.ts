@@ -10,6 +10,14 @@ const TOO_MANY_STREAMS = apiError(
   { 'Retry-After': '1' },
 );
 
+/** The Error `code` of each error answer sent, for the request log; a success sets nothing. */
+const errorCodes = new WeakMap<FastifyReply, string>();
+
+/** The Error `code` the reply was sent with, if it was an error answer. */
+export function errorCodeOf(reply: FastifyReply): string | undefined {
+  return errorCodes.get(reply);
+}
+
 /** Bodies the store hands out unchanged (the frozen order list) are serialized and encoded once. */
 const serialized = new WeakMap<object, Buffer>();
 
@@ -34,9 +42,15 @@ export function send(
   const payload = isStreamedArray(body) ? body.open() : body === undefined ? undefined : serialize(body);
   if (body !== undefined && payload === undefined) return send(reply, TOO_MANY_STREAMS);
   reply.code(status);
+  if (status >= 400) rememberErrorCode(reply, body);
   // One after the other, not merged: a field of the answer's own replaces the carried one in its place.
   if (carried) reply.headers(carried);
   if (headers) reply.headers(headers);
   if (payload === undefined) return reply.send();
   return reply.type('application/json; charset=utf-8').send(payload);
+}
+
+function rememberErrorCode(reply: FastifyReply, body: unknown): void {
+  const code = (body as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string') errorCodes.set(reply, code);
 }

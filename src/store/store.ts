@@ -30,6 +30,8 @@ export type ShipOutcome = 'shipped' | 'not_pending' | 'missing';
 
 export interface Principal {
   accountId: number;
+  /** The account's name, found by the key's own lookup: the request log names the account with it. */
+  accountName: string;
   keyId: number;
 }
 

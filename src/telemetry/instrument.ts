@@ -10,6 +10,7 @@ import { DeprecatedCallLog } from './deprecatedCalls.js';
 import { type Metrics, NO_OPERATION, observeStore } from './metrics.js';
 import { buildMetricsServer, METRICS_PATH, metricsHandler } from './metricsEndpoint.js';
 import type { HistogramSeries } from './talliedHistogram.js';
+import { scrapedAcrossWorkers } from './workerScrape.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -31,6 +32,8 @@ export interface TelemetryOptions {
   now: () => Date;
   metrics: MetricsConfig;
   deprecatedCallsFlushMs: number;
+  /** This server is one worker of several: /metrics answers the sum over all of them (workerScrape.ts). */
+  acrossWorkers: boolean;
 }
 
 export function instrument(app: FastifyInstance, metrics: Metrics, options: TelemetryOptions): void {
@@ -73,9 +76,12 @@ export function instrument(app: FastifyInstance, metrics: Metrics, options: Tele
     done();
   });
 
+  const scraped = options.acrossWorkers
+    ? scrapedAcrossWorkers(metrics, (error) => app.log.error({ err: error }, "could not read this worker's metrics for the primary"))
+    : metrics;
   const metricsServer =
-    options.metrics.port === undefined ? null : buildMetricsServer(metrics, options.metrics.token);
-  if (metricsServer === null) readOnlyRoute(app, METRICS_PATH, metricsHandler(metrics, options.metrics.token));
+    options.metrics.port === undefined ? null : buildMetricsServer(scraped, options.metrics.token);
+  if (metricsServer === null) readOnlyRoute(app, METRICS_PATH, metricsHandler(scraped, options.metrics.token));
   app.decorate('metricsServer', metricsServer);
 
   app.addHook('onClose', async () => {

@@ -1,22 +1,35 @@
-// The Prometheus instruments of one app, in a registry of its own, and the text a scrape answers.
+// The Prometheus instruments of one app, in registries of its own, and the text a scrape answers.
 // Every label has a bounded set of values: API versions and operationIds (or "none"), HTTP statuses, Store
 // method names, order states. Never an id, a key or a path.
 import { collectDefaultMetrics, Counter, Gauge, Registry } from './promClient.js';
 import { TalliedHistogram } from './talliedHistogram.js';
 import { ORDER_STATUSES, type TelemetryStore } from '../store/store.js';
+import type { MetricFamily } from '../workerMessages.js';
 
 /** The version and operation of requests that matched no operation: probes, the contracts' files, unknown paths. */
 export const NO_OPERATION = 'none';
 
 export interface Metrics {
+  /** This process's own instruments: with several workers, the scrape answers their sum over all. */
   registry: Registry;
+  /** The gauges read from the store at scrape time: the same for every worker, and so never summed. */
+  storeGauges: Registry;
   /** Each request's series counts it too: store_orders_http_requests_total is read from their counts. */
   requestDuration: TalliedHistogram<'api' | 'operation' | 'status'>;
   storeCallDuration: TalliedHistogram<'method'>;
   deprecatedCalls: Counter<'operation'>;
-  /** The exposition text: this app's metrics, then the process's. */
+  /** The exposition text: this app's metrics, the store's gauges, then the process's. */
   scrape(): Promise<string>;
+  /** This process's metrics as prom-client's JSON, for the primary of several workers to sum. */
+  ownFamilies(): Promise<OwnFamilies>;
   contentType: string;
+}
+
+export interface OwnFamilies {
+  /** The app's own: counters and histograms, which add up over workers. */
+  service: MetricFamily[];
+  /** Node's process metrics, which are one process's each. */
+  process: MetricFamily[];
 }
 
 export function createMetrics(): Metrics {
@@ -52,13 +65,20 @@ export function createMetrics(): Metrics {
     labelNames: ['operation'] as const,
     registers,
   });
+  const storeGauges = new Registry();
   return {
     registry,
+    storeGauges,
     requestDuration,
     storeCallDuration,
     deprecatedCalls,
     contentType: registry.contentType,
-    scrape: async () => `${await registry.metrics()}\n${await processRegistry().metrics()}`,
+    scrape: async () =>
+      `${await registry.metrics()}\n${await storeGauges.metrics()}\n${await processRegistry().metrics()}`,
+    ownFamilies: async () => ({
+      service: (await registry.getMetricsAsJSON()) as unknown as MetricFamily[],
+      process: (await processRegistry().getMetricsAsJSON()) as unknown as MetricFamily[],
+    }),
   };
 }
 
@@ -66,12 +86,12 @@ export function createMetrics(): Metrics {
  * Gauges read from the store at scrape time: orders by state and the message queue's depth. Separate from
  * createMetrics because the store they read is the timed one, which needs the instruments first.
  */
-export function observeStore({ registry }: Metrics, store: TelemetryStore): void {
+export function observeStore({ storeGauges }: Metrics, store: TelemetryStore): void {
   new Gauge({
     name: 'store_orders_orders',
     help: 'Orders in the store by state, read at scrape time.',
     labelNames: ['state'] as const,
-    registers: [registry],
+    registers: [storeGauges],
     async collect() {
       // A database that cannot answer leaves the series out of this scrape rather than failing it, so
       // the request and process metrics still arrive; /readyz says why.
@@ -86,7 +106,7 @@ export function observeStore({ registry }: Metrics, store: TelemetryStore): void
   new Gauge({
     name: 'store_orders_message_queue_depth',
     help: 'Messages with status queued, read at scrape time.',
-    registers: [registry],
+    registers: [storeGauges],
     async collect() {
       try {
         this.set(await store.countQueuedMessages());

@@ -5,6 +5,8 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { apiError } from '../contract/errorBody.js';
 import { bearerToken } from '../serving/bearerToken.js';
 import { answerLikeTheApi } from '../serving/commonAnswers.js';
+import { writeClientError } from '../serving/errors.js';
+import { framingError } from '../serving/framing.js';
 import { readOnlyRoute } from '../serving/methods.js';
 import { singleHeader } from '../serving/rawHeaders.js';
 import { send } from '../serving/reply.js';
@@ -36,8 +38,17 @@ export function buildMetricsServer(metrics: Metrics, token: string | undefined):
     logger: false,
     exposeHeadRoutes: false,
     genReqId: (request) => requestIdFor(request.headers['x-request-id']),
+    // What Node cannot parse as HTTP, and framing it lets through, are refused with the Error body here
+    // too, as on the API's listener: not with Fastify's body, nor Node's empty 400 for a missing Host.
+    clientErrorHandler: writeClientError,
+    http: { requireHostHeader: false },
   });
   answerLikeTheApi(server);
+  server.addHook('onRequest', (request, reply, done) => {
+    const malformed = framingError(request.raw);
+    if (malformed) send(reply, malformed);
+    else done();
+  });
   readOnlyRoute(server, METRICS_PATH, metricsHandler(metrics, token));
   return server;
 }

@@ -1,5 +1,5 @@
 // One readable line per log record, for a person at a terminal:
-//   2026-11-23 20:12:05.123+01:00 INFO  request completed reqId=7f3c… status=200 duration=1.2ms
+//   2026-11-23 20:12:05.123+01:00 INFO  request completed GET /v1/store/orders status=200 duration=1.2ms reqId=7f3c…
 // local time, level, message, then the record's own fields as key=value; an error's stack follows on
 // indented lines. It reads the JSON line pino made, so both formats always say the same.
 const LEVELS: Record<string, string> = {
@@ -12,7 +12,7 @@ const LEVELS: Record<string, string> = {
 };
 
 /** Shown in their own way, or not at all (the process id and host name are the same on every line). */
-const APART = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'req', 'res', 'responseTime', 'err']);
+const APART = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'req', 'method', 'route', 'res', 'responseTime', 'err']);
 
 export function prettyLine(json: string): string {
   let record: unknown;
@@ -37,11 +37,15 @@ export function prettyLine(json: string): string {
   return `${parts.join(' ')}\n${stack}`;
 }
 
-/** Fastify's request lines: the method and path, the status and how long the answer took. */
-function requestParts({ req, res, responseTime }: Record<string, unknown>): string[] {
+/**
+ * The request lines: the method and path (an incoming request's URL, or an answered one's route), the
+ * status and how long the answer took.
+ */
+function requestParts({ req, method, route, res, responseTime }: Record<string, unknown>): string[] {
   const parts: string[] = [];
   const request = req as { method?: unknown; url?: unknown } | undefined;
   if (request?.method !== undefined) parts.push(`${valueText(request.method)} ${valueText(request.url)}`);
+  if (method !== undefined) parts.push(route === undefined ? valueText(method) : `${valueText(method)} ${valueText(route)}`);
   const status = (res as { statusCode?: unknown } | undefined)?.statusCode;
   if (status !== undefined) parts.push(`status=${valueText(status)}`);
   if (typeof responseTime === 'number') parts.push(`duration=${responseTime.toFixed(1)}ms`);

@@ -691,6 +691,7 @@ describe.each(STORE_BACKENDS)('the $name store', (backend) => {
       expect(await store.keys.findActiveKey(keyDigest(key))).toStrictEqual({
         keyId: listing.id,
         accountId: account.id,
+        accountName: 'acme',
         digest: keyDigest(key),
       });
       expect(await store.keys.findActiveKey(keyDigest(generateKey()))).toBeUndefined();

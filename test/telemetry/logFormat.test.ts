@@ -40,6 +40,30 @@ describe('prettyLine', () => {
     );
   });
 
+  it('shows an answered request as its method and route, status and duration, then its own fields', () => {
+    const answered = record({
+      reqId: 'r1',
+      method: 'DELETE',
+      route: '/v1/store/orders/{orderId}',
+      apiVersion: 'v1',
+      operationId: 'cancelOrder',
+      res: { statusCode: 404 },
+      code: 'order_not_found',
+      account: 'acme',
+      keyId: 3,
+      responseTime: 1.234,
+      msg: 'request completed',
+    });
+    expect(prettyLine(answered)).toBe(
+      `${localTime(time)} INFO  request completed DELETE /v1/store/orders/{orderId} status=404 duration=1.2ms ` +
+        'reqId=r1 apiVersion=v1 operationId=cancelOrder code=order_not_found account=acme keyId=3\n',
+    );
+    // A request that matched no route has its method alone.
+    expect(prettyLine(record({ reqId: 'r2', method: 'GET', res: { statusCode: 404 }, msg: 'request completed' }))).toBe(
+      `${localTime(time)} INFO  request completed GET status=404 reqId=r2\n`,
+    );
+  });
+
   it('passes a line that is not JSON through as it is', () => {
     expect(prettyLine('not json\n')).toBe('not json\n');
   });

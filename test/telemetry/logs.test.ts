@@ -87,7 +87,7 @@ describe('the log format', () => {
     }
     expect(lines).toContainEqual(expect.stringMatching(/ INFO {2}incoming request GET \/healthz reqId=trace-7$/));
     expect(lines).toContainEqual(
-      expect.stringMatching(/ INFO {2}request completed status=200 duration=\d+\.\dms reqId=trace-7$/),
+      expect.stringMatching(/ INFO {2}request completed GET \/healthz status=200 duration=\d+\.\dms reqId=trace-7$/),
     );
     expect(lines).toContainEqual(expect.stringMatching(/ INFO {2}stopping: no new connections.* signal=SIGTERM$/));
   });

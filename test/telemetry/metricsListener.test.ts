@@ -1,8 +1,11 @@
+import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { apiClient, rawRequest } from '../support/http.js';
 import { scrape, valueOf } from '../support/metrics.js';
 import { runCli, type ServerProcess, spawnServer, untilLogged } from '../support/processes.js';
+import { exchange } from '../support/rawSocket.js';
 import { useScratchDatabase } from '../support/scratchDatabase.js';
+import { startServer } from '../support/server.js';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
 
@@ -79,5 +82,33 @@ describe('the server process with METRICS_PORT and METRICS_TOKEN', () => {
     const refusal = spawnServer({ ...scratch.env, METRICS_TOKEN: 'short secret' });
     await expect(refusal).rejects.toThrow(/exited with 1[^]*METRICS_TOKEN must be/);
     await expect(refusal).rejects.not.toThrow('short secret');
+  });
+});
+
+describe('the metrics listener of its own, to a malformed request', () => {
+  it.each([
+    ['a request without Host', 'GET /metrics HTTP/1.1\r\n\r\n', 400, 'bad_request'],
+    ['two Host fields', 'GET /metrics HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n', 400, 'bad_request'],
+    ['a transfer coding other than chunked', 'GET /metrics HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n', 501, 'not_implemented'],
+    ['a malformed request line', 'NOT HTTP AT ALL\r\n\r\n', 400, 'bad_request'],
+    ['a malformed header line', 'GET /metrics HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', 400, 'bad_request'],
+    ['headers over 16 KiB', `GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
+  ])('answers %s with the Error body, as the API port does', async (_what, text, status, code) => {
+    const server = await startServer({ metrics: { port: 0 } });
+    try {
+      const metricsServer = server.app.metricsServer as FastifyInstance;
+      const metricsOrigin = await metricsServer.listen({ port: 0, host: '127.0.0.1' });
+      const [answer, ...more] = await exchange(metricsOrigin, text);
+      expect(more).toEqual([]);
+      expect(answer?.status).toBe(status);
+      expect(JSON.parse(answer?.bodyText ?? '')).toEqual({ code, message: expect.any(String), status });
+      expect(answer?.headers.get('content-type')).toMatch(/^application\/json(;|$)/);
+      expect(answer?.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      // The API port answers the same text alike.
+      const [onApiPort] = await exchange(server.baseUrl, text);
+      expect(onApiPort?.bodyText).toBe(answer?.bodyText);
+    } finally {
+      await server.close();
+    }
   });
 });

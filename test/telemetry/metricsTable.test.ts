@@ -25,8 +25,7 @@ describe("the metrics table of docs/operating.md", () => {
     const metrics = createMetrics();
     observeStore(metrics, {} as TelemetryStore);
     const registered = new Map(
-      metrics.registry
-        .getMetricsAsArray()
+      [...metrics.registry.getMetricsAsArray(), ...metrics.storeGauges.getMetricsAsArray()]
         .map((metric) => {
           const { name, labelNames } = metric as unknown as { name: string; labelNames?: readonly string[] };
           return [name, [...(labelNames ?? [])]] as const;

@@ -50,8 +50,9 @@ export class Accounts implements KeyRepository {
    */
   async findActiveKey(digest: Buffer): Promise<ActiveKey | undefined> {
     const { rows } = await this.#pool.query<ActiveKey>(
-      `SELECT id AS "keyId", account_id AS "accountId", digest FROM api_keys
-       WHERE digest = $1 AND revoked_at IS NULL`,
+      `SELECT k.id AS "keyId", k.account_id AS "accountId", a.name AS "accountName", k.digest
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id
+       WHERE k.digest = $1 AND k.revoked_at IS NULL`,
       [digest],
     );
     return rows[0];

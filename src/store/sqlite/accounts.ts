@@ -4,6 +4,13 @@ import { ACCOUNT_COLUMNS, KEY_LISTING, type KeyRow, toKeyListing } from '../rows
 import type { Account, ActiveKey, KeyListing, RevokeOutcome } from '../store.js';
 import type { Connection } from './connection.js';
 
+interface ActiveKeyRow {
+  id: number;
+  account_id: number;
+  account_name: string;
+  digest: Buffer;
+}
+
 /** Bounds the memory unknown digests can take; the cache starts over when it is full. */
 const MAX_CACHED_KEYS = 10_000;
 
@@ -24,8 +31,10 @@ export class Accounts implements KeyRepository {
       accountByName: db.prepare<[string], Account>(
         `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE name = ?`,
       ),
-      activeKey: db.prepare<[Buffer], { id: number; account_id: number; digest: Buffer }>(
-        `SELECT id, account_id, digest FROM api_keys WHERE digest = ? AND revoked_at IS NULL`,
+      activeKey: db.prepare<[Buffer], ActiveKeyRow>(
+        `SELECT k.id, k.account_id, a.name AS account_name, k.digest
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id
+         WHERE k.digest = ? AND k.revoked_at IS NULL`,
       ),
       insertKey: db.prepare<[number, Buffer, string, string]>(
         `INSERT INTO api_keys (account_id, digest, display_prefix, created_at) VALUES (?, ?, ?, ?)`,
@@ -71,7 +80,12 @@ export class Accounts implements KeyRepository {
     const hex = digest.toString('hex');
     if (this.#activeKeys.byDigest.has(hex)) return this.#activeKeys.byDigest.get(hex);
     const row = this.#statements.activeKey.get(digest);
-    const key = row && { keyId: row.id, accountId: row.account_id, digest: row.digest };
+    const key = row && {
+      keyId: row.id,
+      accountId: row.account_id,
+      accountName: row.account_name,
+      digest: row.digest,
+    };
     this.#activeKeys.byDigest.set(hex, key);
     return key;
   }

@@ -1,9 +1,10 @@
 // Message framing Node's parser lets through but HTTP/1.1 does not: a missing or repeated Host, and transfer
-// codings other than chunked. Judged on every request, before routing, as a malformed request would be.
+// codings other than chunked. Judged on every request of every listener, before routing, as a malformed
+// request would be.
 import type { IncomingMessage } from 'node:http';
 import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
-import { notImplemented } from '../serving/errors.js';
-import { headerValues } from '../serving/rawHeaders.js';
+import { notImplemented } from './errors.js';
+import { headerValues } from './rawHeaders.js';
 
 export function framingError(request: IncomingMessage): ErrorAnswer | undefined {
   const hosts = headerValues(request.rawHeaders, 'host');

@@ -1,0 +1,68 @@
+// The one line each answered request writes at info, `request completed`, for an operator to query: which
+// route, operation and API version, which status and Error code, which account and key, how long. Never the
+// key, the raw URL or a path parameter: the route is the template the request matched.
+import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { errorCodeOf } from '../serving/reply.js';
+
+/** Fastify's `/v1/store/orders/:orderId`, written as the contract writes it: `/v1/store/orders/{orderId}`. */
+export function routeTemplate(url: string): string {
+  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+/**
+ * Fastify's own request lines: `incoming request` as Fastify writes it, and `request completed` with the
+ * fields above, besides those Fastify wrote (`res.statusCode`, `responseTime`) for the pipelines that read
+ * them.
+ */
+export class RequestLines extends LogController {
+  /** Whether the log writes info, or error, asked once: at LOG_LEVEL=warn a request builds nothing. */
+  #levels: { info: boolean; error: boolean } | undefined;
+  /** Each route's template, by its config, which is one object for the route's life. */
+  readonly #routes = new WeakMap<object, string>();
+
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
+    if (this.#writes(request).info) super.incomingRequest(request, reply);
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const { info, error: errors } = this.#writes(request);
+    const { log } = request.server;
+    if (error) {
+      if (errors) log.error({ ...this.#fields(request, reply), err: error }, 'request errored');
+    } else if (info) log.info(this.#fields(request, reply), 'request completed');
+  }
+
+  #writes(request: FastifyRequest): { info: boolean; error: boolean } {
+    return (this.#levels ??= { info: writes(request.server.log, 'info'), error: writes(request.server.log, 'error') });
+  }
+
+  #fields(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> {
+    const { config } = request.routeOptions;
+    const { principal } = request;
+    return {
+      reqId: request.id,
+      method: request.method,
+      route: this.#route(config),
+      apiVersion: config.apiVersion,
+      operationId: config.operationId,
+      res: reply,
+      code: errorCodeOf(reply),
+      account: principal?.accountName,
+      keyId: principal?.keyId,
+      responseTime: reply.elapsedTime,
+    };
+  }
+
+  /** The template of the route the request matched; none for a request that matched no route. */
+  #route(config: object & { url?: string }): string | undefined {
+    if (config.url === undefined) return undefined;
+    let route = this.#routes.get(config);
+    if (route === undefined) this.#routes.set(config, (route = routeTemplate(config.url)));
+    return route;
+  }
+}
+
+/** pino tells whether a level is written; a logger that cannot is taken to write every level. */
+function writes(log: FastifyBaseLogger, level: 'info' | 'error'): boolean {
+  return (log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.(level) ?? true;
+}
