@@ -63,7 +63,8 @@ describe('the server process', () => {
 
   it('on SIGTERM finishes the request in flight, then exits 0', async () => {
     const dbPath = join(folder, 'store.db');
-    const server = await spawnServer({ DATABASE_URL: dbPath });
+    // At debug, the server logs each request as it arrives: the test signals once it has this one.
+    const server = await spawnServer({ DATABASE_URL: dbPath, LOG_LEVEL: 'debug' });
     const key = (await runCli(['keys', 'create', '--account', 'acme'], { DATABASE_URL: dbPath })).stdout
       .trim()
       .split('\n')
@@ -121,7 +122,8 @@ describe('the server process', () => {
       .trim()
       .split('\n')
       .at(-1) as string;
-    const server = await spawnServer({ DATABASE_URL: dbPath });
+    // At debug, so that the request's own lines are two: as it arrives, and as it is answered.
+    const server = await spawnServer({ DATABASE_URL: dbPath, LOG_LEVEL: 'debug' });
     const response = await rawRequest(`${server.baseUrl}/v1/store/orders`, {
       headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': 'trace-42' },
     });

@@ -189,7 +189,8 @@ describe('WORKERS=2', () => {
   });
 
   it.each(['SIGTERM', 'SIGHUP'] as const)('stops every worker on %s once each has answered its requests in flight, then exits 0', async (signal) => {
-    const { server, key } = await startWorkers();
+    // At debug, each worker logs a request as it arrives: the signal comes once all four are in.
+    const { server, key } = await startWorkers({ LOG_LEVEL: 'debug' });
     const { port } = new URL(server.baseUrl);
     // Requests whose bodies are still arriving when the signal comes, on connections of both workers.
     const slow = Array.from({ length: 4 }, (_, i) => {

@@ -10,18 +10,18 @@ export function routeTemplate(url: string): string {
 }
 
 /**
- * Fastify's own request lines: `incoming request` as Fastify writes it, and `request completed` with the
- * fields above, besides those Fastify wrote (`res.statusCode`, `responseTime`) for the pipelines that read
- * them.
+ * Fastify's own request lines: `incoming request`, at debug (one line per request at info is the one to
+ * query, written once the answer is known), and `request completed` with the fields above, besides those
+ * Fastify wrote (`res.statusCode`, `responseTime`) for the pipelines that read them.
  */
 export class RequestLines extends LogController {
-  /** Whether the log writes info, or error, asked once: at LOG_LEVEL=warn a request builds nothing. */
-  #levels: { info: boolean; error: boolean } | undefined;
+  /** Whether the log writes debug, info or error, asked once: at LOG_LEVEL=warn a request builds nothing. */
+  #levels: { debug: boolean; info: boolean; error: boolean } | undefined;
   /** Each route's template, by its config, which is one object for the route's life. */
   readonly #routes = new WeakMap<object, string>();
 
-  override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
-    if (this.#writes(request).info) super.incomingRequest(request, reply);
+  override incomingRequest(request: FastifyRequest): void {
+    if (this.#writes(request).debug) request.log.debug({ req: request }, 'incoming request');
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
@@ -32,8 +32,9 @@ export class RequestLines extends LogController {
     } else if (info) log.info(this.#fields(request, reply), 'request completed');
   }
 
-  #writes(request: FastifyRequest): { info: boolean; error: boolean } {
-    return (this.#levels ??= { info: writes(request.server.log, 'info'), error: writes(request.server.log, 'error') });
+  #writes(request: FastifyRequest): { debug: boolean; info: boolean; error: boolean } {
+    const { log } = request.server;
+    return (this.#levels ??= { debug: writes(log, 'debug'), info: writes(log, 'info'), error: writes(log, 'error') });
   }
 
   #fields(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> {
@@ -63,6 +64,6 @@ export class RequestLines extends LogController {
 }
 
 /** pino tells whether a level is written; a logger that cannot is taken to write every level. */
-function writes(log: FastifyBaseLogger, level: 'info' | 'error'): boolean {
+function writes(log: FastifyBaseLogger, level: 'debug' | 'info' | 'error'): boolean {
   return (log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.(level) ?? true;
 }

@@ -86,7 +86,7 @@ function sendSlowly(message: string): { answer: Promise<Outcome>; finish: () => 
   return { answer, finish: () => sending.end(body.slice(5)) };
 }
 
-/** Resolves once the server has logged `count` received requests: they are in flight, not on the wire. */
+/** Resolves once the server has logged `count` received requests (at debug): in flight, not on the wire. */
 async function untilReceived(count: number): Promise<void> {
   const received = () => server.output.stdout.split('"incoming request"').length - 1;
   while (received() < count) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -130,7 +130,7 @@ const LONGER_THAN_ANY_TEST = '170000';
 describe('SIGTERM', () => {
   it('completes all 200 requests in flight with their normal status, resets none, and exits 0 before its stop deadline', async () => {
     server = await spawnServer(
-      { DATABASE_URL: dbPath, SQLITE_WRITE_WAIT_MS: LONGER_THAN_ANY_TEST, STOP_TIMEOUT_MS: LONGER_THAN_ANY_TEST },
+      { DATABASE_URL: dbPath, LOG_LEVEL: 'debug', SQLITE_WRITE_WAIT_MS: LONGER_THAN_ANY_TEST, STOP_TIMEOUT_MS: LONGER_THAN_ANY_TEST },
       { init: false },
     );
     const holder = await holdWriteLock(dbPath);
@@ -160,7 +160,7 @@ describe('SIGTERM', () => {
 
   it('a second signal exits at once, acknowledging nothing that was not written', async () => {
     server = await spawnServer(
-      { DATABASE_URL: dbPath, SQLITE_WRITE_WAIT_MS: LONGER_THAN_ANY_TEST, STOP_TIMEOUT_MS: LONGER_THAN_ANY_TEST },
+      { DATABASE_URL: dbPath, LOG_LEVEL: 'debug', SQLITE_WRITE_WAIT_MS: LONGER_THAN_ANY_TEST, STOP_TIMEOUT_MS: LONGER_THAN_ANY_TEST },
       { init: false },
     );
     const holder = await holdWriteLock(dbPath);
@@ -184,7 +184,7 @@ describe('SIGTERM', () => {
   it('exits 1 when requests are still in flight at the stop deadline', async () => {
     const stopTimeoutMs = 1_000;
     server = await spawnServer(
-      { DATABASE_URL: dbPath, SQLITE_WRITE_WAIT_MS: LONGER_THAN_ANY_TEST, STOP_TIMEOUT_MS: String(stopTimeoutMs) },
+      { DATABASE_URL: dbPath, LOG_LEVEL: 'debug', SQLITE_WRITE_WAIT_MS: LONGER_THAN_ANY_TEST, STOP_TIMEOUT_MS: String(stopTimeoutMs) },
       { init: false },
     );
     const holder = await holdWriteLock(dbPath);
@@ -206,7 +206,7 @@ describe('SIGTERM', () => {
 
 describe('SIGHUP', () => {
   it('stops gracefully, as SIGTERM does: the request in flight is answered, then "stopped", exit 0', async () => {
-    server = await spawnServer({ DATABASE_URL: dbPath, LOG_FORMAT: 'json' }, { init: false });
+    server = await spawnServer({ DATABASE_URL: dbPath, LOG_FORMAT: 'json', LOG_LEVEL: 'debug' }, { init: false });
     const slow = sendSlowly('in flight');
     await untilReceived(1);
     server.child.kill('SIGHUP');

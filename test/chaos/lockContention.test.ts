@@ -31,7 +31,10 @@ afterEach(async () => {
 });
 
 async function start(writeWaitMs: number): Promise<ServerProcess> {
-  server = await spawnServer({ DATABASE_URL: dbPath, SQLITE_WRITE_WAIT_MS: String(writeWaitMs) }, { init: false });
+  server = await spawnServer(
+    { DATABASE_URL: dbPath, LOG_LEVEL: 'debug', SQLITE_WRITE_WAIT_MS: String(writeWaitMs) },
+    { init: false },
+  );
   return server;
 }
 

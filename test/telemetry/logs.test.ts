@@ -73,7 +73,7 @@ describe('the log format', () => {
   it('is one readable line per record with LOG_FORMAT=pretty: local time, level, message, key=value', async () => {
     const before = Date.now();
     // A zone with a half-hour offset and no summer time, so that the offset shown is known.
-    const server = await start({ LOG_FORMAT: 'pretty', TZ: 'Asia/Kolkata' });
+    const server = await start({ LOG_FORMAT: 'pretty', LOG_LEVEL: 'debug', TZ: 'Asia/Kolkata' });
     const response = await fetch(`${server.baseUrl}/healthz`, { headers: { 'X-Request-Id': 'trace-7' } });
     expect(response.status).toBe(200);
     const { stdout } = await stop(server);
@@ -85,7 +85,7 @@ describe('the log format', () => {
       expect(time.getTime()).toBeGreaterThanOrEqual(before);
       expect(time.getTime()).toBeLessThanOrEqual(Date.now());
     }
-    expect(lines).toContainEqual(expect.stringMatching(/ INFO {2}incoming request GET \/healthz reqId=trace-7$/));
+    expect(lines).toContainEqual(expect.stringMatching(/ DEBUG incoming request GET \/healthz reqId=trace-7$/));
     expect(lines).toContainEqual(
       expect.stringMatching(/ INFO {2}request completed GET \/healthz status=200 duration=\d+\.\dms reqId=trace-7$/),
     );
