@@ -173,6 +173,8 @@ async function superviseAndStop(supervised: Supervised, workers: number): Promis
     HOST: '127.0.0.1',
     PORT: String(port),
     WORKERS: String(workers),
+    // The request in flight is seen arriving in the log, which writes 'incoming request' at debug only.
+    LOG_LEVEL: 'debug',
   };
   for (const command of supervised.before) {
     const { code, output } = await run(command, env, supervised.cwd);
