@@ -54,8 +54,11 @@ export interface AppOptions extends Partial<ListenerOptions> {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { now = () => new Date(), http = DEFAULT_HTTP_LIMITS } = options;
   const contracts = API_VERSIONS.map((version) => options.contracts[version]);
-  const beforeRouting = answersBeforeRouting(contracts, now);
-  const requestLogging = { childLoggerFactory: requestLogFactory, logController: new RequestLines() };
+  const requestLines = new RequestLines();
+  const beforeRouting = answersBeforeRouting(contracts, now, (request, reply) =>
+    requestLines.requestCompleted(null, request, reply),
+  );
+  const requestLogging = { childLoggerFactory: requestLogFactory, logController: requestLines };
   const app = Fastify(serverOptions({ ...options, http }, beforeRouting, requestLogging));
   limitConnections(app.server, http.maxConnections);
   adaptNodeServer(app.server, app.log);

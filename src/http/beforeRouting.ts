@@ -1,7 +1,7 @@
 // Answers given before a request is routed: a malformed percent-escape (Fastify's own error, before any
 // hook) and framing Node lets through (framing.ts). Such an answer is still an answer of the deprecated
 // operation its path names: it carries the operation's headers, and after the sunset it is 410.
-import type { FastifyServerOptions, onRequestHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifyServerOptions, onRequestHookHandler } from 'fastify';
 import { withHeaders } from '../contract/answer.js';
 import { deprecatedOperationAt, deprecationPolicies, refuseAfterSunset } from '../contract/deprecation.js';
 import { type Contract, operationsOf } from '../contract/document.js';
@@ -16,7 +16,15 @@ export interface BeforeRouting {
   refuseMalformedFraming: onRequestHookHandler;
 }
 
-export function answersBeforeRouting(contracts: readonly Contract[], now: () => Date): BeforeRouting {
+/**
+ * `answered` logs an answer Fastify gives outside its request lifecycle (a malformed percent-escape), which
+ * its own request line never sees.
+ */
+export function answersBeforeRouting(
+  contracts: readonly Contract[],
+  now: () => Date,
+  answered: (request: FastifyRequest, reply: FastifyReply) => void,
+): BeforeRouting {
   const lookups = contracts.map(({ root, document }) =>
     deprecatedOperationAt(deprecationPolicies(operationsOf(document)), root),
   );
@@ -28,6 +36,7 @@ export function answersBeforeRouting(contracts: readonly Contract[], now: () => 
       reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
       const policy = deprecatedOperation(request.method, request.url);
       const answer = refuseAfterSunset(policy, now()) ?? errorAnswerFor(error).answer;
+      reply.raw.once('finish', () => answered(request, reply));
       send(reply, withHeaders(answer, policy?.headers));
     },
     // Refused before any check, the sunset included. A hook that answers does not call done().

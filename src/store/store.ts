@@ -4,6 +4,9 @@
 import type { components } from '../../generated/openapi.js';
 import type { components as componentsV2 } from '../../generated/openapi.v2.js';
 import type { Readable } from 'node:stream';
+import type { TelemetryAdmin, TelemetryStore } from './telemetryStore.js';
+
+export type { DeprecatedCallListing, DeprecatedCalls, TelemetryAdmin, TelemetryStore } from './telemetryStore.js';
 
 export type Order = components['schemas']['Order'];
 export type Message = components['schemas']['Message'];
@@ -93,17 +96,6 @@ export interface KeyListing {
 
 export type RevokeOutcome = 'revoked' | 'already_revoked' | 'missing';
 
-/** Calls of one deprecated operation by one account: when they started and stopped, and how many. */
-export interface DeprecatedCalls {
-  operationId: string;
-  accountId: number;
-  firstCallAt: string;
-  lastCallAt: string;
-  count: number;
-}
-
-export type DeprecatedCallListing = Omit<DeprecatedCalls, 'accountId'> & { account: string };
-
 /**
  * The order list at one moment. `version` changes whenever the list may have changed, and never repeats,
  * across restarts and between the processes sharing one database included: it is what the ETag of a long
@@ -115,18 +107,17 @@ export type OrderList =
   | {
       readonly version: string;
       /**
-       * Each order's JSON text, in id order, from one consistent snapshot, in batches (an object-mode stream
-       * of string arrays) read only as fast as they are taken; destroying the stream lets the snapshot go.
-       * `undefined` while the store is streaming as many lists as it allows at once. The array's framing is
-       * contract/streamedArray.ts's.
+       * Each order's JSON text, in id order, from one snapshot, in batches (an object-mode stream of string
+       * arrays) read as fast as they are taken; destroying it lets the snapshot go. `undefined` while as
+       * many lists are streamed as the store allows. contract/streamedArray.ts frames the array.
        */
       readonly rows: () => Readable | undefined;
     };
 
 /**
  * Which orders a page (or the operator's listing) holds; every filter given applies. `shipDateFrom` is
- * inclusive and `shipDateBefore` exclusive, both ISO 8601 instants in UTC as `Date#toISOString` writes them
- * (as the store keeps ship dates); an order without a ship date matches no bound.
+ * inclusive and `shipDateBefore` exclusive, ISO 8601 instants in UTC as the store keeps ship dates (as
+ * `Date#toISOString` writes them); an order without a ship date matches no bound.
  */
 export interface OrderFilter {
   /** At least one. */
@@ -210,19 +201,6 @@ export interface KeyAdmin {
   listKeys(): Promise<KeyListing[]>;
   revokeKeyById(keyId: number): Promise<RevokeOutcome>;
   revokeKeyByDigest(digest: Buffer): Promise<RevokeOutcome>;
-}
-
-/** What the metrics read at scrape time, and the calls to deprecated operations. */
-export interface TelemetryStore {
-  countOrdersByStatus(): Promise<Record<OrderStatus, number>>;
-  /** Messages waiting in the queue (status `queued`). */
-  countQueuedMessages(): Promise<number>;
-  /** Adds the calls to those already recorded, all in one transaction. */
-  recordDeprecatedCalls(calls: readonly DeprecatedCalls[]): Promise<void>;
-}
-
-export interface TelemetryAdmin {
-  listDeprecatedCalls(): Promise<DeprecatedCallListing[]>;
 }
 
 /** What the server depends on: each operation is given only the aggregate it uses. */

@@ -1,0 +1,26 @@
+// The seam's part for the telemetry: the counts the metrics read, and the calls to deprecated operations.
+import type { OrderStatus } from './store.js';
+
+/** Calls of one deprecated operation by one account: when they started and stopped, and how many. */
+export interface DeprecatedCalls {
+  operationId: string;
+  accountId: number;
+  firstCallAt: string;
+  lastCallAt: string;
+  count: number;
+}
+
+export type DeprecatedCallListing = Omit<DeprecatedCalls, 'accountId'> & { account: string };
+
+/** What the metrics read at scrape time, and the calls to deprecated operations. */
+export interface TelemetryStore {
+  countOrdersByStatus(): Promise<Record<OrderStatus, number>>;
+  /** Messages waiting in the queue (status `queued`). */
+  countQueuedMessages(): Promise<number>;
+  /** Adds the calls to those already recorded, all in one transaction. */
+  recordDeprecatedCalls(calls: readonly DeprecatedCalls[]): Promise<void>;
+}
+
+export interface TelemetryAdmin {
+  listDeprecatedCalls(): Promise<DeprecatedCallListing[]>;
+}
