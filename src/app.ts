@@ -18,6 +18,7 @@ import { adaptNodeServer } from './http/nodeServer.js';
 import { operationTable } from './http/operationTable.js';
 import { registerPointers } from './http/pointers.js';
 import { registerContractFiles, registerProbes } from './http/probes.js';
+import { MemoryQuotaCount } from './http/quotaCount.js';
 import { RequestQuotas } from './http/quotas.js';
 import { takeBodiesUnparsed } from './http/rawBodies.js';
 import { registerOperations } from './http/routes.js';
@@ -27,6 +28,7 @@ import { closeConnectionsWhenStopping } from './http/stopping.js';
 import { type HandlersByVersion, storePartsOf } from './operations/handler.js';
 import { handlersByVersion } from './operations/index.js';
 import { answerLikeTheApi } from './serving/commonAnswers.js';
+import type { QuotaStore } from './store/quotas.js';
 import type { Store } from './store/store.js';
 import { instrument } from './telemetry/instrument.js';
 import { createMetrics } from './telemetry/metrics.js';
@@ -49,6 +51,11 @@ export interface AppOptions extends Partial<ListenerOptions> {
   corsOrigins?: readonly string[];
   /** This server is one worker of several (WORKERS>1): /metrics answers the sum over all of them. */
   metricsAcrossWorkers?: boolean;
+  /**
+   * Where the request quotas are counted when the store keeps no count (SQLite): the workers' primary's
+   * (http/quotaCount.ts); this process's memory when absent.
+   */
+  quotaCount?: QuotaStore;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -90,7 +97,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { contract: options.contracts.v1, table: operationTable('v1', options.contracts.v1, handlers.v1) },
     { contract: options.contracts.v2, table: operationTable('v2', options.contracts.v2, handlers.v2) },
   ];
-  const quotas = new RequestQuotas(options.rateLimits ?? DEFAULT_RATE_LIMITS, options.now);
+  const quotaCount = store.quotas ?? options.quotaCount ?? new MemoryQuotaCount();
+  const quotas = new RequestQuotas(options.rateLimits ?? DEFAULT_RATE_LIMITS, quotaCount, options.now);
   registerOperations(app, apis, { keys: store.keys, parts: storePartsOf(store), quotas, now });
   return app;
 }

@@ -4,6 +4,7 @@ import cluster from 'node:cluster';
 import { getSystemErrorMap } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { primaryQuotaCount } from './http/quotaCount.js';
 import type { Config } from './config.js';
 import { loadContracts } from './contract/document.js';
 import { exitWith, loadConfigOrExit, type ServerConfig } from './exit.js';
@@ -32,6 +33,8 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
     deprecatedCallsFlushMs: config.deprecatedCallsFlushMs,
     corsOrigins: config.corsOrigins,
     metricsAcrossWorkers: cluster.isWorker,
+    // Workers share their request quotas through the primary where the store keeps no count.
+    ...(cluster.isWorker && !store.quotas && { quotaCount: primaryQuotaCount() }),
   });
   for (const { from, to } of migrations) {
     if (from === 0) app.log.info({ version: to }, 'schema created');

@@ -1,5 +1,6 @@
 // What a worker and its primary (workers.ts) tell each other over the cluster's channel, and the signals
 // on which either stops.
+import type { QuotaLease, QuotaLeaseRequest } from './store/quotas.js';
 
 /** From a worker: it listens, and so serves. */
 export const WORKER_READY = 'store-orders:listening';
@@ -52,6 +53,18 @@ export interface Snapshot {
   snapshot: number;
   service: MetricFamily[];
   process: MetricFamily[];
+}
+
+/** From a worker: a lease of the request quotas' count, which the primary keeps for every worker. */
+export interface QuotaLeaseWanted {
+  quotaLeaseWanted: number;
+  request: QuotaLeaseRequest;
+}
+
+/** From the primary: the lease asked for with this number. */
+export interface QuotaLeased {
+  quotaLeased: number;
+  lease: QuotaLease;
 }
 
 /** What `message` is, if it is one of these; the channel carries anything. */

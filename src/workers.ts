@@ -1,15 +1,24 @@
 // WORKERS=N (or `store-orders serve --workers N`): N server processes on one port, with node:cluster, so
 // that one machine's every core serves. The primary opens neither the store nor the app: it starts the
 // workers, each of them the single server of server.ts, replaces one that dies, gathers their metrics for
-// each scrape (telemetry/gathering.ts), and stops them all on SIGTERM, SIGINT or SIGHUP. WORKERS=1 (the
+// each scrape (telemetry/gathering.ts), keeps their request quotas' count where no database does
+// (http/quotaCount.ts), and stops them all on SIGTERM, SIGINT or SIGHUP. WORKERS=1 (the
 // default) is that single server in this process, with no primary.
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config.js';
 import { loadConfigOrExit } from './exit.js';
+import { MemoryQuotaCount } from './http/quotaCount.js';
 import { MetricsGathering } from './telemetry/gathering.js';
 import { type PrimaryLog, primaryLog } from './telemetry/primaryLog.js';
-import { STOP_SIGNALS, type StopMessage, WORKER_READY } from './workerMessages.js';
+import {
+  isMessage,
+  type QuotaLeased,
+  type QuotaLeaseWanted,
+  STOP_SIGNALS,
+  type StopMessage,
+  WORKER_READY,
+} from './workerMessages.js';
 
 /** A worker that exits before it listens is started again after this, doubled for each such exit in a row. */
 const FIRST_RETRY_MS = 100;
@@ -50,6 +59,8 @@ class Supervisor {
   /** Each worker's place, 1 to WORKERS, which its replacement takes over. */
   readonly #slots = new Map<Worker, number>();
   readonly #metrics = new MetricsGathering();
+  /** The request quotas' count of every worker, where no database keeps it (SQLite's case). */
+  readonly #quotas = new MemoryQuotaCount();
   #serving = false;
   #startFailures = 0;
   #stopping: NodeJS.Signals | undefined;
@@ -66,6 +77,11 @@ class Supervisor {
     this.#live.add(worker);
     this.#slots.set(worker, slot);
     worker.on('message', (message: unknown) => {
+      if (isMessage<QuotaLeaseWanted>(message, 'quotaLeaseWanted')) {
+        const leased: QuotaLeased = { quotaLeased: message.quotaLeaseWanted, lease: this.#quotas.leaseNow(message.request) };
+        if (worker.isConnected()) worker.send(leased);
+        return;
+      }
       if (message !== WORKER_READY) {
         this.#metrics.heard(worker, message);
         return;

@@ -37,19 +37,20 @@ export async function authenticate(header: string | undefined, keys: KeyStore): 
 
 /**
  * The authentication stage: the caller of a request, or its 401. A failed guess counts against the
- * address; a key in the URL is in logs and histories already, so it is neither looked up (the answer
- * tells nothing about it) nor counted.
+ * address before it is answered (a 429 once the address is past its quota); a key in the URL is in logs
+ * and histories already, so it is neither looked up (the answer tells nothing about it) nor counted.
  */
 export async function authenticateRequest(
   request: FastifyRequest,
   keys: KeyStore,
   quotas: RequestQuotas,
-): Promise<{ principal: Principal } | { refusal: ErrorAnswer<401> }> {
+): Promise<{ principal: Principal } | { refusal: ErrorAnswer<401> | ErrorAnswer<429> }> {
   if (sendsKeyInUrl(request.query)) return { refusal: KEY_IN_URL };
   const principal = await authenticate(singleHeader(request.raw.rawHeaders, 'authorization'), keys);
   if (principal) return { principal };
-  quotas.authenticationFailed(request.ip);
-  return { refusal: MISSING_KEY };
+  // A failure past the address's quota is answered as the address's next request would be.
+  const overQuota = await quotas.authenticationFailed(request.ip);
+  return { refusal: overQuota ?? MISSING_KEY };
 }
 
 /** RFC 6750 §2.3 lets a bearer token travel as `access_token` in the query; this API does not. */

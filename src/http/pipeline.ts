@@ -57,12 +57,12 @@ async function checkThenRun(
 ): Promise<Answer> {
   const gone = refuseAfterSunset(operation.deprecation, now());
   if (gone) return gone;
-  const blocked = quotas.refuseAddress(request.ip);
+  const blocked = await quotas.refuseAddress(request.ip);
   if (blocked) return blocked;
   const caller = await authenticateRequest(request, keys, quotas);
   if ('refusal' in caller) return caller.refusal;
   request.principal = caller.principal;
-  const usage = quotas.countKey(caller.principal.keyId);
+  const usage = await quotas.countKey(caller.principal.keyId);
   // From here on, every answer to the key tells where its quota stands.
   if (usage.headers) carried.headers = carried.headers ? { ...carried.headers, ...usage.headers } : usage.headers;
   if (usage.refusal) return usage.refusal;

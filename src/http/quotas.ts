@@ -1,9 +1,13 @@
 // The two request quotas around authentication: failed attempts per client address (against key guessing),
 // then requests per key. Both are keyed by what the server resolved, the address or the key's id, never by
-// the Authorization text, so no spelling of the header gets a fresh quota.
+// the Authorization text, so no spelling of the header gets a fresh quota; both are shared by every process
+// on the database (sharedQuota.ts).
+import { randomUUID } from 'node:crypto';
 import type { RateLimits } from '../config.js';
 import type { ErrorAnswer } from '../contract/errorBody.js';
-import { FixedWindowQuota, tooManyRequests } from './rateLimit.js';
+import type { QuotaStore } from '../store/quotas.js';
+import { tooManyRequests } from './rateLimit.js';
+import { SharedQuota } from './sharedQuota.js';
 
 /** Where a key's quota stands: headers for every answer to the key, and the refusal once it is spent. */
 export interface KeyUsage {
@@ -12,40 +16,52 @@ export interface KeyUsage {
 }
 
 const UNCOUNTED: KeyUsage = { headers: undefined, refusal: undefined };
+const ADDRESS_REFUSED = 'Too many failed authentications from this address; retry later';
+const KEY_REFUSED = 'Too many requests for this API key; retry later';
 
 export class RequestQuotas {
-  readonly #authFailures: FixedWindowQuota;
-  readonly #perKey: FixedWindowQuota;
+  readonly #authFailures: SharedQuota;
+  readonly #perKey: SharedQuota;
 
   /** `now` is a test's clock; the real one is read as Date.now, without a Date per reading. */
-  constructor(limits: RateLimits, now?: () => Date) {
+  constructor(limits: RateLimits, leases: QuotaStore, now?: () => Date) {
     const nowMs = now ? () => now().getTime() : Date.now;
-    this.#authFailures = new FixedWindowQuota(
-      'auth-failures',
-      limits.authFailuresPerAddress,
-      limits.windowSeconds,
-      nowMs,
-    );
-    this.#perKey = new FixedWindowQuota('per-key', limits.requestsPerKey, limits.windowSeconds, nowMs);
+    // Which process takes leases: the store counts the processes that share the quotas by it.
+    const processId = randomUUID();
+    const quota = (policy: 'per-key' | 'auth-failures', limit: number) =>
+      new SharedQuota(policy, limit, limits.windowSeconds, leases, processId, nowMs);
+    this.#authFailures = quota('auth-failures', limits.authFailuresPerAddress);
+    this.#perKey = quota('per-key', limits.requestsPerKey);
   }
 
   /** An address that failed authentication too often is refused before its key is even looked at. */
-  refuseAddress(address: string): ErrorAnswer<429> | undefined {
+  refuseAddress(address: string): ErrorAnswer<429> | undefined | Promise<ErrorAnswer<429> | undefined> {
     if (!this.#authFailures.enabled) return undefined;
-    const state = this.#authFailures.peek(address);
-    if (state.allowed) return undefined;
-    return tooManyRequests(state, 'Too many failed authentications from this address; retry later');
+    const state = this.#authFailures.refused(address);
+    if (!(state instanceof Promise)) return state && tooManyRequests(state, ADDRESS_REFUSED);
+    return state.then((settled) => settled && tooManyRequests(settled, ADDRESS_REFUSED));
   }
 
-  authenticationFailed(address: string): void {
-    if (this.#authFailures.enabled) this.#authFailures.hit(address);
+  /**
+   * Counts a failed authentication against its address before it is answered: within the quota it is a
+   * 401 as usual; past it, a 429, since the address has failed too often.
+   */
+  authenticationFailed(address: string): ErrorAnswer<429> | undefined | Promise<ErrorAnswer<429> | undefined> {
+    if (!this.#authFailures.enabled) return undefined;
+    const state = this.#authFailures.take(address);
+    if (!(state instanceof Promise)) return state.allowed ? undefined : tooManyRequests(state, ADDRESS_REFUSED);
+    return state.then((settled) => (settled.allowed ? undefined : tooManyRequests(settled, ADDRESS_REFUSED)));
   }
 
   /** Counts one request against its key. */
-  countKey(keyId: number): KeyUsage {
+  countKey(keyId: number): KeyUsage | Promise<KeyUsage> {
     if (!this.#perKey.enabled) return UNCOUNTED;
-    const state = this.#perKey.hit(keyId);
-    if (state.allowed) return { headers: state.headers, refusal: undefined };
-    return { headers: state.headers, refusal: tooManyRequests(state, 'Too many requests for this API key; retry later') };
+    const state = this.#perKey.take(String(keyId));
+    return state instanceof Promise ? state.then(keyUsage) : keyUsage(state);
   }
+}
+
+function keyUsage({ allowed, headers }: { allowed: boolean; headers: Record<string, string> }): KeyUsage {
+  if (allowed) return { headers, refusal: undefined };
+  return { headers, refusal: tooManyRequests({ allowed, headers }, KEY_REFUSED) };
 }

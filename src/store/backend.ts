@@ -3,6 +3,7 @@
 // aggregate (compose.ts makes the Store of them, once for every backend) and copies its tables out and in
 // (copy.ts). Nothing outside its folder knows a backend's settings, SQL or driver.
 import type { MigrationListener } from './migrations.js';
+import type { QuotaLease, QuotaLeaseRequest } from './quotas.js';
 import type {
   Account,
   ActiveKey,
@@ -90,6 +91,14 @@ export interface KeyRepository {
   revoke(keyId: number): Awaitable<RevokeOutcome>;
 }
 
+/** The shared count of the request quotas (quotas.ts). */
+export interface QuotaRepository {
+  /** Adds `spent` and then as much of `want` as the limit leaves to the window's count, in one transaction. */
+  lease(request: QuotaLeaseRequest): Awaitable<QuotaLease>;
+  /** Forgets the windows that began before `before` (milliseconds since the epoch), and the processes last seen then. */
+  forget(before: number): Awaitable<void>;
+}
+
 export interface DeprecatedCallRepository {
   record(calls: readonly DeprecatedCalls[]): Awaitable<void>;
   list(): Awaitable<DeprecatedCallListing[]>;
@@ -102,6 +111,11 @@ export interface Repositories {
   messages: MessageRepository;
   keys: KeyRepository;
   deprecatedCalls: DeprecatedCallRepository;
+  /**
+   * The request quotas' count, for a database that processes on several machines share. Without it the
+   * count stays on the machine (one process's memory, or its workers' primary): SQLite's case.
+   */
+  quotas?: QuotaRepository;
   /** A failure that passes, as StoreUnavailableError; anything else as it was thrown. */
   storeErrorFor(error: unknown): unknown;
   isReady(): Awaitable<boolean>;

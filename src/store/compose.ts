@@ -8,9 +8,11 @@ import type {
   MessageRepository,
   OrderRepository,
   PetRepository,
+  QuotaRepository,
   Repositories,
 } from './backend.js';
 import { KeysInFlight } from './keysInFlight.js';
+import type { QuotaStore } from './quotas.js';
 import {
   type AdminStore,
   type CancelOutcome,
@@ -46,6 +48,7 @@ export function composeStore(repositories: Repositories): AdminStore {
     messages: messageFront(repositories.messages, guard),
     keys: keyFront(repositories.keys, guard),
     telemetry: telemetryFront(repositories, guard),
+    ...(repositories.quotas && { quotas: quotaFront(repositories.quotas, guard) }),
     isReady: () => guard(() => repositories.isReady()),
     close: () => guard(() => repositories.close()),
     describe: () => repositories.describe(),
@@ -160,5 +163,20 @@ function telemetryFront(
     countQueuedMessages: () => guard(() => messages.countQueued()),
     recordDeprecatedCalls: (calls) => guard(() => deprecatedCalls.record(calls)),
     listDeprecatedCalls: () => guard(() => deprecatedCalls.list()),
+  };
+}
+
+/** Windows that ended are forgotten now and then, beside a lease, which never waits for it. */
+function quotaFront(quotas: QuotaRepository, guard: Guard): QuotaStore {
+  let lastForgotten = 0;
+  return {
+    lease: (request) => {
+      const { windowStart, windowSeconds } = request;
+      if (windowStart > lastForgotten) {
+        lastForgotten = windowStart;
+        guard(() => quotas.forget(windowStart - windowSeconds * 1000)).catch(() => undefined);
+      }
+      return guard(() => quotas.lease(request));
+    },
   };
 }

@@ -4,6 +4,7 @@
 import type { components } from '../../generated/openapi.js';
 import type { components as componentsV2 } from '../../generated/openapi.v2.js';
 import type { Readable } from 'node:stream';
+import type { QuotaStore } from './quotas.js';
 import type { TelemetryAdmin, TelemetryStore } from './telemetryStore.js';
 
 export type { DeprecatedCallListing, DeprecatedCalls, TelemetryAdmin, TelemetryStore } from './telemetryStore.js';
@@ -210,6 +211,8 @@ export interface Store {
   readonly messages: MessageStore;
   readonly keys: KeyStore;
   readonly telemetry: TelemetryStore;
+  /** The request quotas' count, where the database keeps it (see QuotaStore). */
+  readonly quotas?: QuotaStore;
   /** Whether the database answers now (the readiness probe). */
   isReady(): Promise<boolean>;
   /** Lets go of the database; lists still streaming end first. */

@@ -1,5 +1,6 @@
 // A Store that times every call of the Store it wraps, by method name: for writes, until their commit. The
 // SQL stays in the backends.
+import type { QuotaStore } from '../store/quotas.js';
 import type { KeyStore, MessageStore, OrderStore, PetStore, Store, TelemetryStore } from '../store/store.js';
 import type { TalliedHistogram } from './talliedHistogram.js';
 
@@ -39,6 +40,7 @@ export function timedStore(store: Store, duration: TalliedHistogram<'method'>): 
       store.telemetry,
       every<TelemetryStore>()('countOrdersByStatus', 'countQueuedMessages', 'recordDeprecatedCalls'),
     ),
+    ...(store.quotas && { quotas: timed(store.quotas, every<QuotaStore>()('lease')) }),
     isReady: () => ready.isReady(),
     close: () => store.close(),
   };

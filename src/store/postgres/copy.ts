@@ -8,7 +8,14 @@ import { MIGRATIONS } from './migrations.js';
 import { connectionConfig, migrateOnce, type PostgresSettings } from './repositories.js';
 
 /** The database's own identity, change count and schema version: a copy is a database of its own. */
-const BOOKKEEPING = ['store_identity', 'order_changes_base', 'order_changes', 'schema_migrations'];
+const BOOKKEEPING = [
+  'store_identity',
+  'order_changes_base',
+  'order_changes',
+  'schema_migrations',
+  'quota_windows',
+  'quota_processes',
+];
 
 interface Table extends TableShape {
   key: string[];

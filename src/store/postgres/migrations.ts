@@ -10,6 +10,7 @@ import { pageIndexes } from './schema/3-pageIndexes.js';
 import { messageBytes } from './schema/4-messageBytes.js';
 import { writeBudgets } from './schema/5-writeBudgets.js';
 import { shipDateRange } from './schema/6-shipDateRange.js';
+import { sharedQuotas } from './schema/7-sharedQuotas.js';
 
 /** In order: migration N is MIGRATIONS[N - 1]. */
 export const MIGRATIONS: readonly string[] = [
@@ -19,6 +20,7 @@ export const MIGRATIONS: readonly string[] = [
   messageBytes,
   writeBudgets,
   shipDateRange,
+  sharedQuotas,
 ];
 
 /**

@@ -12,6 +12,7 @@ import { migrate } from './migrations.js';
 import { Orders } from './orders.js';
 import { OrderListReaders } from './orderStream.js';
 import { Pets } from './pets.js';
+import { Quotas } from './quotas.js';
 
 export interface PostgresSettings {
   /** Connections to PostgreSQL this process may hold for requests (long lists have their own). */
@@ -111,6 +112,7 @@ function repositories(
     messages: new Messages(pool, writeBudget),
     keys: new Accounts(pool, now),
     deprecatedCalls: new DeprecatedCallLog(pool),
+    quotas: new Quotas(pool, writeBudget),
     storeErrorFor,
     isReady: () => pool.query(`SELECT 1`).then(
       () => true,
