@@ -82,7 +82,7 @@ describe('sendMessage with an Idempotency-Key', () => {
     }
   });
 
-  // SQLite's write lock, held by another connection; PostgreSQL's rule is in test/store/storeBehaviour.
+  // SQLite's write lock, held by another connection; every backend's rule is in test/store/behaviour/messages.
   it.runIf(ON_SQLITE)('answers 409 to a second request while the first with the same key waits to be written', async () => {
     const control: HandlerControl = { failure: undefined, entered: undefined };
     server = await startServer({ handlers: controllableHandlers(control) });

@@ -111,9 +111,9 @@ describe.each(STORE_BACKENDS)('three servers on one $kind database', (backend) =
 
   // Servers on PostgreSQL share the count (test/scale/sharedQuotas.test.ts), and so do the workers of one
   // server on SQLite; separate servers on one SQLite file do not, as docs/operating.md says.
-  // Defined where they do not alone: a skipped test would fail CI's run, which must skip nothing.
+  // Defined only where servers do not share it: a skipped test would fail CI's run, which must skip nothing.
   const unshared = backend.sharedQuotas ? () => {} : it;
-  unshared('counts the rate limit per server where they do not share the count: a key gets its quota from each of them', async () => {
+  unshared('counts the rate limit per server where servers do not share the count: a key gets its quota from each of them', async () => {
     const windowMs = 10_000;
     await startThree({ RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: String(windowMs / 1000) });
     // The windows are fixed on the clock, the same for the three servers. Requests after the end of a

@@ -72,6 +72,7 @@ export interface StoreBackend extends TestBackend<DatabaseLocation> {
   available: boolean;
 }
 
+/** The backend of `kind`, as every suite sees it. */
 export function storeBackend(kind: BackendKind): StoreBackend {
   const entry = TEST_BACKENDS[kind] as TestBackend<DatabaseLocation>;
   return { ...entry, kind, available: entry.unavailable === undefined };
