@@ -10,9 +10,9 @@ import { rawRequest } from './support/http.js';
 import { allSamples, type Scrape, valueOf } from './support/metrics.js';
 import { parsePrometheusText } from './support/prometheusText.js';
 import { CLI_ENTRY, type Finished, runCli, type ServerProcess, spawnServer } from './support/processes.js';
-import { useScratchDatabase } from './support/scratchDatabase.js';
+import { useScratchDatabase } from './support/storeBackends.js';
 
-const scratch = useScratchDatabase('store-orders-workers-');
+const scratch = useScratchDatabase<ServerProcess>('store-orders-workers-');
 // Runs before the scratch folder's own clean-up: a primary killed there leaves its workers to exit by
 // themselves, after the folder is gone.
 afterEach(() => {

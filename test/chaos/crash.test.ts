@@ -1,23 +1,24 @@
 // Process crash: kill -9 at a random moment under 32 concurrent writers, round after round, on one file.
 // After every round no acknowledged write is lost or doubled, the file is intact, and the server starts
 // again, reading back the configured synchronous setting at every start.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContractViolation } from '../support/contract.js';
 import { bootSettings, prepareDatabase, seededRandom, writeReport } from '../support/faults.js';
 import { validatingFetch } from '../support/http.js';
 import { spawnServer } from '../support/processes.js';
+import { type ScratchDatabase, scratchDatabase } from '../support/storeBackends.js';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 30);
 const WRITERS = 32;
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 2 ** 31);
 const MODES = ['FULL', 'EXTRA', 'NORMAL'] as const;
 
-const folder = mkdtempSync(join(tmpdir(), 'store-orders-crash-'));
-afterAll(() => rmSync(folder, { recursive: true, force: true }));
+let scratch: ScratchDatabase<'sqlite'>;
+beforeAll(async () => {
+  scratch = await scratchDatabase('sqlite', 'store-orders-crash-');
+});
+afterAll(() => scratch.drop());
 
 interface Acknowledged {
   messages: string[];
@@ -28,7 +29,7 @@ describe('kill -9 under concurrent writes', () => {
   it(
     `loses no acknowledged write in ${ROUNDS} rounds, and restarts every time (seed ${SEED})`,
     async () => {
-      const dbPath = join(folder, 'store.db');
+      const dbPath = scratch.location.path;
       const ordersNeeded = ROUNDS * 400;
       const { key } = await prepareDatabase(dbPath, ordersNeeded);
       const random = seededRandom(SEED);

@@ -2,22 +2,20 @@
 // with its normal answer, and exits 0. A second signal, or the stop deadline, ends it at once.
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { holdWriteLock as holdLock, type LockHolder, prepareDatabase } from '../support/faults.js';
 import { type ServerProcess, spawnServer } from '../support/processes.js';
+import { type ScratchDatabase, scratchDatabase } from '../support/storeBackends.js';
 
-let folder: string;
+let scratch: ScratchDatabase<'sqlite'>;
 let dbPath: string;
 let key: string;
 let server: ServerProcess;
 
 beforeEach(async () => {
-  folder = mkdtempSync(join(tmpdir(), 'store-orders-stop-'));
-  dbPath = join(folder, 'store.db');
+  scratch = await scratchDatabase('sqlite', 'store-orders-stop-');
+  dbPath = scratch.location.path;
   ({ key } = await prepareDatabase(dbPath));
 });
 const holders: LockHolder[] = [];
@@ -31,7 +29,7 @@ afterEach(async () => {
   if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
   await server.finished;
   await Promise.all(holders.splice(0).map((holder) => holder.release()));
-  rmSync(folder, { recursive: true, force: true });
+  await scratch.drop();
 });
 
 type Outcome = { status: number } | { error: string };

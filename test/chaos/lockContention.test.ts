@@ -1,25 +1,23 @@
 // Lock contention: another process holds SQLite's write lock. Writes wait for it up to SQLITE_WRITE_WAIT_MS
 // and then answer 503 with Retry-After, never 500; reads go on answering meanwhile.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { holdWriteLock as holdLock, type LockHolder, prepareDatabase } from '../support/faults.js';
 import { rawRequest } from '../support/http.js';
 import { type ServerProcess, spawnServer } from '../support/processes.js';
+import { type ScratchDatabase, scratchDatabase } from '../support/storeBackends.js';
 
 // Where the wait is not what a test is about, it is far longer than any test, so that however slow the
 // machine, the writes are still waiting when the test looks: it lets go of the lock, not a clock.
 const LONGER_THAN_ANY_TEST = 170_000;
-let folder: string;
+let scratch: ScratchDatabase<'sqlite'>;
 let server: ServerProcess | undefined;
 let dbPath: string;
 let key: string;
 const holders: LockHolder[] = [];
 
 beforeEach(async () => {
-  folder = mkdtempSync(join(tmpdir(), 'store-orders-lock-'));
-  dbPath = join(folder, 'store.db');
+  scratch = await scratchDatabase('sqlite', 'store-orders-lock-');
+  dbPath = scratch.location.path;
   ({ key } = await prepareDatabase(dbPath, 10));
 });
 afterEach(async () => {
@@ -27,7 +25,7 @@ afterEach(async () => {
   await server?.finished;
   server = undefined;
   await Promise.all(holders.splice(0).map((holder) => holder.release()));
-  rmSync(folder, { recursive: true, force: true });
+  await scratch.drop();
 });
 
 async function start(writeWaitMs: number): Promise<ServerProcess> {

@@ -1,20 +1,22 @@
 // Soak: mixed load at about 70% of the capacity measured first, for SOAK_SECONDS (60 in CI, 600 in
 // `npm run chaos`). No request may fail, memory must stay flat, and p99 is reported per window.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareDatabase, writeReport } from '../support/faults.js';
 import { mixedLoad } from '../support/load.mjs';
 import { spawnServer } from '../support/processes.js';
+import { type ScratchDatabase, scratchDatabase } from '../support/storeBackends.js';
 
 const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
 const WINDOW_SECONDS = SOAK_SECONDS >= 300 ? 60 : 10;
 const CONNECTIONS = 16;
 const SHARE_OF_CAPACITY = 0.7;
 
-const folder = mkdtempSync(join(tmpdir(), 'store-orders-soak-'));
-afterAll(() => rmSync(folder, { recursive: true, force: true }));
+let scratch: ScratchDatabase<'sqlite'>;
+beforeAll(async () => {
+  scratch = await scratchDatabase('sqlite', 'store-orders-soak-');
+});
+afterAll(() => scratch.drop());
 
 /** The server's JS heap in use and allocated, from its own /metrics (prom-client's process metrics). */
 async function heapMiB(baseUrl: string): Promise<{ heapUsedMiB: number; heapTotalMiB: number }> {
@@ -35,7 +37,7 @@ describe('soak', () => {
   it(
     `serves ${SOAK_SECONDS} s of mixed load at ${SHARE_OF_CAPACITY * 100}% of capacity without an error, with flat memory`,
     async () => {
-      const dbPath = join(folder, 'store.db');
+      const dbPath = scratch.location.path;
       const { key } = await prepareDatabase(dbPath, 1_000);
       const server = await spawnServer({ DATABASE_URL: dbPath, LOG_LEVEL: 'warn' }, { init: false });
       const pid = server.child.pid as number;

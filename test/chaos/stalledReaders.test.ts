@@ -4,32 +4,34 @@
 // many there are, cut each off after HTTP_IDLE_TIMEOUT_MS, and give everything back when clients leave.
 // What the server did is read from its log, the kernel's table of connections and the database; a clock
 // only says how long to wait before calling something never, and a busy machine only makes things later.
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_HTTP_LIMITS } from '../../src/config.js';
-import { JOURNAL_SIZE_LIMIT_BYTES } from '../../src/store/sqlite/open.js';
 import { prepareDatabase, writeReport } from '../support/faults.js';
 import { assertHonoursContract } from '../support/contract.js';
 import { type ServerProcess, spawnServer } from '../support/processes.js';
+import { type ScratchDatabase, scratchDatabase, TEST_BACKENDS } from '../support/storeBackends.js';
 import { connectionEnds } from '../support/tcpTable.js';
 
 /** About 13 MB of JSON: several times what the kernel buffers on both ends of a loopback socket. */
 const ORDERS = 300_000;
 const STREAM_LIMIT = 8; // MAX_STREAMED_LISTS's default
 const IDLE_MS = DEFAULT_HTTP_LIMITS.idleTimeoutMs;
+/** Where SQLite cuts the write-ahead log back to once it is reset. */
+const JOURNAL_SIZE_LIMIT_BYTES = TEST_BACKENDS.sqlite.journalSizeLimitBytes;
 
-const folder = mkdtempSync(join(tmpdir(), 'store-orders-stalled-'));
-const dbPath = join(folder, 'store.db');
+let scratch: ScratchDatabase<'sqlite'> | undefined;
+let dbPath: string;
 let server: ServerProcess;
 let key: string;
 let pid: number;
 
 beforeAll(async () => {
+  scratch = await scratchDatabase('sqlite', 'store-orders-stalled-');
+  dbPath = scratch.location.path;
   ({ key } = await prepareDatabase(dbPath, ORDERS));
   // Default settings, but for the quotas (off, as in the report): the writes below would exceed a key's.
   server = await spawnServer({ DATABASE_URL: dbPath, LOG_LEVEL: 'warn' }, { init: false });
@@ -39,7 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   server?.child.kill('SIGKILL');
   await server?.finished;
-  rmSync(folder, { recursive: true, force: true });
+  await scratch?.drop();
 });
 
 /** `timeoutMs` is no bound on the behaviour, only how long to wait before calling it never. */

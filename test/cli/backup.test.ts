@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { apiClient } from '../support/http.js';
 import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
-import { useScratchDatabase } from '../support/scratchDatabase.js';
+import { useScratchDatabase } from '../support/storeBackends.js';
 
 const ORDERS = 5_000;
 const WRITERS = 4;

@@ -1,13 +1,10 @@
-// `store-orders copy`: a database a server wrote, copied into a new one of either backend, serves the same,
-// byte for byte, for every pair of backends (PostgreSQL's pairs need TEST_DATABASE_URL).
+// `store-orders copy`: a database a server wrote, copied into a new one of any backend, serves the same,
+// byte for byte, for every pair of backends (PostgreSQL's pairs need TEST_DATABASE_URL); a source of any
+// backend whose schema is not this build's is refused.
 import { existsSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { databaseUrl } from '../../src/store/backends.js';
-import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
-import { useScratchDatabase } from '../support/scratchDatabase.js';
-import { STORE_BACKENDS, type ScratchStore } from '../support/storeBackends.js';
+import { type ScratchDatabase, scratchDatabase, STORE_BACKENDS, useScratchDatabase } from '../support/storeBackends.js';
 
 describe('store-orders copy', () => {
   const scratch = useScratchDatabase('store-orders-copy-');
@@ -38,33 +35,43 @@ describe('store-orders copy', () => {
     const listed = await runCli(['keys', 'list'], { DATABASE_URL: file('target.db') });
     expect(JSON.parse(listed.stdout)).toMatchObject([{ account: 'acme' }]);
   });
+});
+
+describe.each(STORE_BACKENDS)('store-orders copy from $kind', (backend) => {
+  let source: ScratchDatabase;
+  beforeEach(async ({ skip }) => {
+    if (!backend.available) skip(backend.unavailable);
+    source = await scratchDatabase(backend.kind);
+  });
+  afterEach(async () => {
+    if (backend.available) await source.drop();
+  });
 
   it("refuses a source whose schema is not this build's, and writes nothing", async () => {
-    const source = file('old.db');
-    expect((await runCli(['init'], { DATABASE_URL: source })).code).toBe(0);
-    for (const version of [MIGRATIONS.length - 1, MIGRATIONS.length + 1]) {
-      const db = new Database(source);
-      db.pragma(`user_version = ${version}`);
-      db.close();
-      const copied = await runCli(['copy', '--from', source, '--to', file(`copy-${version}.db`)], {});
+    expect((await runCli(['init'], { DATABASE_URL: source.url })).code).toBe(0);
+    const { latest } = backend.migrations;
+    for (const version of [latest - 1, latest + 1]) {
+      await source.stampSchemaVersion(version);
+      const target = `${source.folder}/copy-${version}.db`;
+      const copied = await runCli(['copy', '--from', source.url, '--to', target], {});
       expect(copied.code).toBe(1);
       expect(copied.stderr).toContain(`the source's schema is version ${version}`);
-      expect(existsSync(file(`copy-${version}.db`))).toBe(false);
+      expect(existsSync(target)).toBe(false);
     }
   });
 });
 
 const PAIRS = STORE_BACKENDS.flatMap((from) => STORE_BACKENDS.map((to) => ({ from, to })));
 
-describe.each(PAIRS)('store-orders copy from $from.name to $to.name', ({ from, to }) => {
-  let source: ScratchStore;
-  let target: ScratchStore;
+describe.each(PAIRS)('store-orders copy from $from.kind to $to.kind', ({ from, to }) => {
+  let source: ScratchDatabase;
+  let target: ScratchDatabase;
   const servers: ServerProcess[] = [];
 
   beforeEach(async ({ skip }) => {
-    if (!from.available || !to.available) skip('TEST_DATABASE_URL is not set');
-    source = await from.create();
-    target = await to.create();
+    if (!from.available || !to.available) skip(from.unavailable ?? to.unavailable);
+    source = await scratchDatabase(from.kind);
+    target = await scratchDatabase(to.kind);
   });
 
   afterEach(async () => {
@@ -73,7 +80,7 @@ describe.each(PAIRS)('store-orders copy from $from.name to $to.name', ({ from, t
     await Promise.all([source.drop(), target.drop()]);
   });
 
-  const cli = (args: string[], on: ScratchStore) => runCli(args, { DATABASE_URL: databaseUrl(on.location) });
+  const cli = (args: string[], on: ScratchDatabase) => runCli(args, { DATABASE_URL: on.url });
   const call = (server: ServerProcess, path: string, key: string, init: RequestInit = {}) =>
     fetch(`${server.baseUrl}/v1${path}`, {
       ...init,
@@ -88,7 +95,7 @@ describe.each(PAIRS)('store-orders copy from $from.name to $to.name', ({ from, t
 
   /** A server on the source, and what it and the CLI wrote: keys, orders, a pet, messages, deprecated calls. */
   async function fillSource() {
-    const server = await spawnServer({ DATABASE_URL: databaseUrl(source.location), LOG_LEVEL: 'warn' });
+    const server = await spawnServer({ DATABASE_URL: source.url, LOG_LEVEL: 'warn' });
     servers.push(server);
     await cli(['accounts', 'create', 'acme'], source);
     const key = (await cli(['keys', 'create', '--account', 'acme'], source)).stdout.trim();
@@ -117,14 +124,14 @@ describe.each(PAIRS)('store-orders copy from $from.name to $to.name', ({ from, t
     const { server, key, revoked, answers } = await fillSource();
 
     // Copied while the source's server still runs; DATABASE_URL names neither.
-    const copy = ['copy', '--from', databaseUrl(source.location), '--to', databaseUrl(target.location)];
+    const copy = ['copy', '--from', source.url, '--to', target.url];
     const copied = await runCli(copy, { DATABASE_URL: '/nonexistent/store.db' });
     expect(copied.code, copied.stderr).toBe(0);
     expect(copied.stdout).toMatch(
       /^copied .* to .*: 1 accounts, 26 orders, 1 pets, 2 api keys, 1 deprecated calls, 2 idempotency keys, 2 messages\n$/,
     );
 
-    const copyServer = await spawnServer({ DATABASE_URL: databaseUrl(target.location), LOG_LEVEL: 'warn' }, { init: false });
+    const copyServer = await spawnServer({ DATABASE_URL: target.url, LOG_LEVEL: 'warn' }, { init: false });
     servers.push(copyServer);
     const lists = await Promise.all([server, copyServer].map(async (on) => (await call(on, '/store/orders', key)).text()));
     expect(lists[1]).toBe(lists[0]);

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { send } from '../support/fuzz/rawHttp.js';
 import { apiClient, rawRequest } from '../support/http.js';
 import { controllableHandlers, type HandlerControl } from '../support/everyAnswer.js';
-import { createKey, ON_POSTGRES, startServer, storedMessages, type TestServer } from '../support/server.js';
+import { createKey, ON_SQLITE, startServer, storedMessages, type TestServer } from '../support/server.js';
 
 let server: TestServer;
 afterEach(() => server.close());
@@ -82,8 +82,8 @@ describe('sendMessage with an Idempotency-Key', () => {
     }
   });
 
-  // SQLite's write lock, held by another connection; PostgreSQL's rule is in test/store/storeBehaviour.
-  it.skipIf(ON_POSTGRES)('answers 409 to a second request while the first with the same key waits to be written', async () => {
+  // SQLite's write lock, held by another connection; every backend's rule is in test/store/behaviour/messages.
+  it.runIf(ON_SQLITE)('answers 409 to a second request while the first with the same key waits to be written', async () => {
     const control: HandlerControl = { failure: undefined, entered: undefined };
     server = await startServer({ handlers: controllableHandlers(control) });
     const { key } = await createKey(server.store);
@@ -105,7 +105,7 @@ describe('sendMessage with an Idempotency-Key', () => {
     expect(await storedMessages(server)).toHaveLength(1);
   });
 
-  it.skipIf(ON_POSTGRES)('replays after a restart of the server on the same file', async () => {
+  it.runIf(ON_SQLITE)('replays after a restart of the server on the same file', async () => {
     server = await startServer();
     const { key } = await createKey(server.store);
     const first = await post(key, 'survives', { message: 'durable' });

@@ -11,9 +11,9 @@ import { openStore } from '../../src/store/open.js';
 import { ListStalledError } from '../../src/store/postgres/orderStream.js';
 import { StoreUnavailableError } from '../../src/store/unavailable.js';
 import { contractViolations } from '../support/contract.js';
-import { TEST_DATABASE_URL } from '../support/postgres.js';
 import { type Cluster, startCluster } from '../support/postgresCluster.js';
 import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { storeBackend } from '../support/storeBackends.js';
 
 /** The server's own bound (DATABASE_QUERY_TIMEOUT_MS unset). */
 const DEFAULT_QUERY_TIMEOUT_MS = backendSettings({}, 'server').postgres.queryTimeoutMs as number;
@@ -92,7 +92,7 @@ async function until(condition: () => boolean | Promise<boolean>, what: string):
   return Date.now() - started;
 }
 
-describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL faults', () => {
+describe.skipIf(!storeBackend('postgres').available)('PostgreSQL faults', () => {
   let cluster: Cluster;
   let server: ServerProcess | undefined;
   let key: string;

@@ -1,17 +1,16 @@
 // kill -9 of one server of three on one PostgreSQL database, under 32 writers, round after round: every
 // acknowledged cancel and message is in the database, and the servers that live answer no 5xx.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.js';
 import type { AdminStore } from '../../src/store/store.js';
-import { scratchPostgres, type ScratchPostgres, TEST_DATABASE_URL } from '../support/postgres.js';
 import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { type ScratchDatabase, scratchDatabase, storeBackend } from '../support/storeBackends.js';
 
 const ROUNDS = 30;
 const WRITERS = 32;
 const ORDERS = 20_000;
 
-describe.skipIf(!TEST_DATABASE_URL)('one server of three killed, round after round, under 32 writers', () => {
-  let database: ScratchPostgres;
+describe.skipIf(!storeBackend('postgres').available)('one server of three killed, round after round, under 32 writers', () => {
+  let database: ScratchDatabase<'postgres'>;
   let store: AdminStore;
   let key: string;
   const servers: ServerProcess[] = [];
@@ -19,8 +18,8 @@ describe.skipIf(!TEST_DATABASE_URL)('one server of three killed, round after rou
   const start = () => spawnServer({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' }, { init: false });
 
   beforeAll(async () => {
-    database = await scratchPostgres();
-    store = await openStore({ kind: 'postgres', url: database.url });
+    database = await scratchDatabase('postgres');
+    store = await database.open();
     await store.orders.importOrders(Array.from({ length: ORDERS }, () => ({ petId: 1, quantity: 1 })));
     await runCli(['accounts', 'create', 'acme'], { DATABASE_URL: database.url });
     key = (await runCli(['keys', 'create', '--account', 'acme'], { DATABASE_URL: database.url })).stdout.trim();

@@ -3,11 +3,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
 import type { AdminStore } from '../../src/store/store.js';
-import { TEST_DATABASE_URL } from '../support/postgres.js';
 import { type Bouncer, type Cluster, startCluster, startPgBouncer } from '../support/postgresCluster.js';
 import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { storeBackend } from '../support/storeBackends.js';
 
-describe.skipIf(!TEST_DATABASE_URL)('through PgBouncer in transaction mode', () => {
+describe.skipIf(!storeBackend('postgres').available)('through PgBouncer in transaction mode', () => {
   let cluster: Cluster;
   let bouncer: Bouncer;
   let servers: ServerProcess[];

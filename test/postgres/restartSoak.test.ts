@@ -7,8 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Cluster, startCluster } from '../support/postgresCluster.js';
-import { TEST_DATABASE_URL } from '../support/postgres.js';
 import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { storeBackend } from '../support/storeBackends.js';
 
 const SECONDS = Number(process.env.POSTGRES_SOAK_SECONDS ?? 30);
 const RESTART_EVERY_MS = 5_000;
@@ -16,7 +16,7 @@ const RESTART_EVERY_MS = 5_000;
 const ORDERS = 12_000;
 const CLIENTS = 12;
 
-describe.skipIf(!TEST_DATABASE_URL)(`${SECONDS} s of PostgreSQL restarts under three servers`, () => {
+describe.skipIf(!storeBackend('postgres').available)(`${SECONDS} s of PostgreSQL restarts under three servers`, () => {
   let cluster: Cluster;
   let key: string;
   const servers: ServerProcess[] = [];

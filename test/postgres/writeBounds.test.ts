@@ -4,8 +4,8 @@
 // holder lets go, and every order and key whose requests were all answered 503 must be as it was.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scratchPostgres, type ScratchPostgres, TEST_DATABASE_URL } from '../support/postgres.js';
 import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { type ScratchDatabase, scratchDatabase, storeBackend } from '../support/storeBackends.js';
 
 const ORDERS = 3;
 const HELD_KEYS = ['held-1', 'held-2'];
@@ -16,14 +16,14 @@ interface Answer {
   body: string;
 }
 
-describe.skipIf(!TEST_DATABASE_URL)('writes that wait for a lock held longer than every bound', () => {
-  let database: ScratchPostgres;
+describe.skipIf(!storeBackend('postgres').available)('writes that wait for a lock held longer than every bound', () => {
+  let database: ScratchDatabase<'postgres'>;
   let server: ServerProcess;
   let key: string;
   let admin: pg.Client;
 
   beforeAll(async () => {
-    database = await scratchPostgres();
+    database = await scratchDatabase('postgres');
     // Default settings: a pool of 10, DATABASE_QUERY_TIMEOUT_MS of 7 s.
     server = await spawnServer({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' });
     await runCli(['accounts', 'create', 'acme'], { DATABASE_URL: database.url });

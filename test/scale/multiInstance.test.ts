@@ -1,46 +1,14 @@
 // Three server processes on one database, clients spread over them: every promise the API makes holds
-// across them, on a SQLite file as on PostgreSQL. The rate limits alone are counted per process on a
-// SQLite file shared by separate servers, as the contract says.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// across them, on every backend. The rate limits alone are counted per process where separate servers on
+// one database do not share the count (a SQLite file), as the contract says.
 import { setTimeout } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.js';
-import { scratchPostgres, TEST_DATABASE_URL } from '../support/postgres.js';
+import type { AdminStore } from '../../src/store/store.js';
 import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { type ScratchDatabase, scratchDatabase, STORE_BACKENDS } from '../support/storeBackends.js';
 
-interface Backend {
-  name: string;
-  available: boolean;
-  /** A new database: its DATABASE_URL, and how to remove it. */
-  create(): Promise<{ url: string; drop(): Promise<void> }>;
-}
-
-const BACKENDS: Backend[] = [
-  {
-    name: 'one SQLite file',
-    available: true,
-    create: async () => {
-      const folder = mkdtempSync(join(tmpdir(), 'store-orders-instances-'));
-      const url = join(folder, 'store.db');
-      expect((await runCli(['init'], { DATABASE_URL: url })).code).toBe(0);
-      return { url, drop: () => Promise.resolve(rmSync(folder, { recursive: true, force: true })) };
-    },
-  },
-  {
-    name: 'one PostgreSQL database',
-    available: TEST_DATABASE_URL !== undefined,
-    create: async () => {
-      const database = await scratchPostgres();
-      expect((await runCli(['init'], { DATABASE_URL: database.url })).code).toBe(0);
-      return { url: database.url, drop: () => database.drop() };
-    },
-  },
-];
-
-describe.each(BACKENDS)('three servers on $name', (backend) => {
-  let database: { url: string; drop(): Promise<void> };
+describe.each(STORE_BACKENDS)('three servers on one $kind database', (backend) => {
+  let database: ScratchDatabase;
   let servers: ServerProcess[] = [];
   let key: string;
 
@@ -57,9 +25,8 @@ describe.each(BACKENDS)('three servers on $name', (backend) => {
       headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json', ...init.headers },
     });
 
-  async function withStore<T>(work: (store: Awaited<ReturnType<typeof openStore>>) => Promise<T>): Promise<T> {
-    const location = database.url.startsWith('postgres') ? { kind: 'postgres' as const, url: database.url } : { kind: 'sqlite' as const, path: database.url };
-    const store = await openStore(location);
+  async function withStore<T>(work: (store: AdminStore) => Promise<T>): Promise<T> {
+    const store = await database.open();
     try {
       return await work(store);
     } finally {
@@ -68,8 +35,9 @@ describe.each(BACKENDS)('three servers on $name', (backend) => {
   }
 
   beforeEach(async ({ skip }) => {
-    if (!backend.available) skip('TEST_DATABASE_URL is not set');
-    database = await backend.create();
+    if (!backend.available) skip(backend.unavailable);
+    database = await scratchDatabase(backend.kind, 'store-orders-instances-');
+    expect((await runCli(['init'], { DATABASE_URL: database.url })).code).toBe(0);
     await runCli(['accounts', 'create', 'acme'], { DATABASE_URL: database.url });
     key = (await runCli(['keys', 'create', '--account', 'acme'], { DATABASE_URL: database.url })).stdout.trim();
   });
@@ -143,9 +111,9 @@ describe.each(BACKENDS)('three servers on $name', (backend) => {
 
   // Servers on PostgreSQL share the count (test/scale/sharedQuotas.test.ts), and so do the workers of one
   // server on SQLite; separate servers on one SQLite file do not, as docs/operating.md says.
-  // Defined for the SQLite file alone: a skipped test would fail CI's run, which must skip nothing.
-  const onSqliteOnly = backend.name === 'one SQLite file' ? it : () => {};
-  onSqliteOnly('counts the rate limit per server on one SQLite file: a key gets its quota from each of them', async () => {
+  // Defined only where servers do not share it: a skipped test would fail CI's run, which must skip nothing.
+  const unshared = backend.sharedQuotas ? () => {} : it;
+  unshared('counts the rate limit per server where servers do not share the count: a key gets its quota from each of them', async () => {
     const windowMs = 10_000;
     await startThree({ RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: String(windowMs / 1000) });
     // The windows are fixed on the clock, the same for the three servers. Requests after the end of a

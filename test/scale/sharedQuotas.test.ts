@@ -1,16 +1,14 @@
-// The request quotas hold for the whole service, however its processes are spread: three servers on one
-// PostgreSQL database, or two workers on one SQLite file. A key with a quota of 100 per window, hammered
-// from many connections across all of them, gets at most 100 answers plus one per process; the rest are
-// 429 with truthful fields. The same for an address's failed authentications.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// The request quotas hold for the whole service, however its processes are spread: on each backend, three
+// servers on one database where they share the count (PostgreSQL), or else two workers of one server (on
+// a SQLite file). A key with a quota of 100 per window, hammered from many connections across all of them,
+// gets at most 100 answers plus one per process; the rest are 429 with truthful fields. The same for an
+// address's failed authentications.
 import { setTimeout } from 'node:timers/promises';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keyDigest } from '../../src/keys.js';
-import { scratchPostgres, TEST_DATABASE_URL } from '../support/postgres.js';
 import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { scratchDatabase, STORE_BACKENDS, storeBackend } from '../support/storeBackends.js';
 
 const QUOTA = 100;
 /** One window holds the whole test: an hour, which the test keeps clear of its end. */
@@ -26,47 +24,28 @@ interface Service {
   start: (env: NodeJS.ProcessEnv) => Promise<{ baseUrls: string[]; key: string; stop: () => Promise<void> }>;
 }
 
-const SERVICES: Service[] = [
-  {
-    name: 'three servers on one PostgreSQL database',
-    available: TEST_DATABASE_URL !== undefined,
-    processes: 3,
-    async start(env) {
-      const database = await scratchPostgres();
-      const key = await initWithKey(database.url);
-      const servers = await Promise.all(
-        [0, 1, 2].map(() => spawnServer({ ...env, DATABASE_URL: database.url, LOG_LEVEL: 'warn' }, { init: false })),
-      );
-      return {
-        baseUrls: servers.map(({ baseUrl }) => baseUrl),
-        key,
-        stop: async () => {
-          await stopAll(servers);
-          await database.drop();
-        },
-      };
-    },
+const SERVICES: Service[] = STORE_BACKENDS.map(({ kind, available, sharedQuotas }) => ({
+  name: sharedQuotas ? `three servers on one ${kind} database` : `two workers on one ${kind} database`,
+  available,
+  processes: sharedQuotas ? 3 : 2,
+  async start(env) {
+    const database = await scratchDatabase(kind, 'store-orders-quotas-');
+    const key = await initWithKey(database.url);
+    const servers = sharedQuotas
+      ? await Promise.all(
+          [0, 1, 2].map(() => spawnServer({ ...env, DATABASE_URL: database.url, LOG_LEVEL: 'warn' }, { init: false })),
+        )
+      : [await spawnServer({ ...env, DATABASE_URL: database.url, WORKERS: '2' }, { init: false })];
+    return {
+      baseUrls: servers.map(({ baseUrl }) => baseUrl),
+      key,
+      stop: async () => {
+        await stopAll(servers);
+        await database.drop();
+      },
+    };
   },
-  {
-    name: 'two workers on one SQLite file',
-    available: true,
-    processes: 2,
-    async start(env) {
-      const folder = mkdtempSync(join(tmpdir(), 'store-orders-quotas-'));
-      const url = join(folder, 'store.db');
-      const key = await initWithKey(url);
-      const server = await spawnServer({ ...env, DATABASE_URL: url, WORKERS: '2' }, { init: false });
-      return {
-        baseUrls: [server.baseUrl],
-        key,
-        stop: async () => {
-          await stopAll([server]);
-          rmSync(folder, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-];
+}));
 
 async function initWithKey(url: string): Promise<string> {
   expect((await runCli(['init'], { DATABASE_URL: url })).code).toBe(0);
@@ -168,10 +147,10 @@ describe.each(SERVICES)('$name', ({ available, processes, start }) => {
   );
 });
 
-describe.skipIf(!TEST_DATABASE_URL)('three servers whose shared count cannot be reached', () => {
+describe.skipIf(!storeBackend('postgres').available)('three servers whose shared count cannot be reached', () => {
   it('each admit their share of the quota, the limit over the servers that took leases lately', async () => {
     await clearOfWindowEnd();
-    const database = await scratchPostgres();
+    const database = await scratchDatabase('postgres');
     const env = { DATABASE_URL: database.url, LOG_LEVEL: 'warn', RATE_LIMIT_AUTH_FAILURES: '0' };
     await initWithKey(database.url);
     const keys = [];

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { TEST_DATABASE_URL } from '../support/postgres.js';
+import { TEST_DATABASE_URL } from '../support/backends/postgres.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const FAULT_PRELOAD = pathToFileURL(`${root}test/support/benchContenderFault.mjs`).href;

@@ -2,8 +2,8 @@
 // `password` or `sslpassword` query option (node-postgres reads the query too, and prefers it).
 import { describe, expect, it } from 'vitest';
 import { describeDatabase } from '../../src/store/backends.js';
-import { scratchPostgres, TEST_DATABASE_URL } from '../support/postgres.js';
 import { runCli, spawnServer } from '../support/processes.js';
+import { scratchDatabase, storeBackend } from '../support/storeBackends.js';
 
 const SECRETS = ['s3cret-userinfo', 's3cret-query', 's3cret-ssl'];
 const withSecrets = (base: string) => {
@@ -45,9 +45,9 @@ describe('a PostgreSQL password in DATABASE_URL', () => {
     expectNoSecret(copy.stdout + copy.stderr);
   });
 
-  it.skipIf(!TEST_DATABASE_URL)('is not printed in the log of a server that opens the database', async () => {
+  it.skipIf(!storeBackend('postgres').available)('is not printed in the log of a server that opens the database', async () => {
     // This PostgreSQL trusts local connections, so it takes any password.
-    const database = await scratchPostgres();
+    const database = await scratchDatabase('postgres');
     const server = await spawnServer({ DATABASE_URL: withSecrets(database.url) });
     try {
       expect(server.output.stdout).toContain('database opened');

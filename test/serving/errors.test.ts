@@ -6,7 +6,10 @@ import { errorCodes } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { apiError } from '../../src/contract/errorBody.js';
 import { ApiError, errorAnswerFor } from '../../src/serving/errors.js';
-import { storeErrorFor } from '../../src/store/sqlite/errors.js';
+import { TEST_BACKENDS } from '../support/storeBackends.js';
+
+/** How the store reports a driver's failure: SQLite's reading of its own errors, in its test entry. */
+const { storeErrorFor } = TEST_BACKENDS.sqlite;
 
 describe('errorAnswerFor', () => {
   it('maps a write refused because another process holds the lock, as the store reports it, to 503 with Retry-After', () => {

@@ -4,10 +4,9 @@
 // processes share it.
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryQuotaCount } from '../../src/http/quotaCount.js';
-import { openStore } from '../../src/store/open.js';
 import type { QuotaLeaseRequest, QuotaStore } from '../../src/store/quotas.js';
 import type { AdminStore } from '../../src/store/store.js';
-import { scratchPostgres, TEST_DATABASE_URL } from '../support/postgres.js';
+import { scratchDatabase, STORE_BACKENDS } from '../support/storeBackends.js';
 
 interface Count {
   name: string;
@@ -25,13 +24,14 @@ const COUNTS: Count[] = [
       return Promise.resolve({ counts: Array.from({ length: processes }, () => count), close: () => Promise.resolve() });
     },
   },
-  {
-    name: 'postgres',
-    available: TEST_DATABASE_URL !== undefined,
-    async open(processes) {
-      const database = await scratchPostgres();
+  // Each backend whose servers share the count in their database.
+  ...STORE_BACKENDS.filter(({ sharedQuotas }) => sharedQuotas).map(({ kind, available }) => ({
+    name: kind,
+    available,
+    async open(processes: number) {
+      const database = await scratchDatabase(kind);
       const stores: AdminStore[] = [];
-      for (let i = 0; i < processes; i++) stores.push(await openStore({ kind: 'postgres', url: database.url }));
+      for (let i = 0; i < processes; i++) stores.push(await database.open());
       return {
         counts: stores.map((store) => store.quotas as QuotaStore),
         close: async () => {
@@ -40,7 +40,7 @@ const COUNTS: Count[] = [
         },
       };
     },
-  },
+  })),
 ];
 
 const opened: { close(): Promise<void> }[] = [];

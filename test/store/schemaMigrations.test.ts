@@ -1,39 +1,9 @@
 // What opening a database with an older schema tells: each migration applied, once, to the store's opener,
-// to the server's log and to the CLI's notes; nothing when the schema is up to date. On both backends.
-import Database from 'better-sqlite3';
-import pg from 'pg';
+// to the server's log and to the CLI's notes; nothing when the schema is up to date. On every backend.
 import { afterEach, describe, expect, it } from 'vitest';
-import { databaseUrl as url, type DatabaseLocation } from '../../src/store/backends.js';
 import type { SchemaMigration } from '../../src/store/migrations.js';
-import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
-import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { runCli, spawnServer } from '../support/processes.js';
-import { type ScratchStore, type StoreBackend, STORE_BACKENDS } from '../support/storeBackends.js';
-
-const MIGRATIONS = { sqlite: SQLITE_MIGRATIONS, postgres: POSTGRES_MIGRATIONS };
-
-/** The schema an earlier release left: its first `version` migrations, applied as that release did. */
-async function writeOlderSchema(location: DatabaseLocation, version: number): Promise<void> {
-  if (location.kind === 'sqlite') {
-    const db = new Database(location.path);
-    for (const migration of SQLITE_MIGRATIONS.slice(0, version)) db.exec(migration);
-    db.pragma(`user_version = ${version}`);
-    db.close();
-    return;
-  }
-  const client = new pg.Client({ connectionString: location.url });
-  await client.connect();
-  try {
-    await client.query(`CREATE TABLE schema_migrations (
-      version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-    for (const [index, migration] of POSTGRES_MIGRATIONS.slice(0, version).entries()) {
-      await client.query(migration);
-      await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [index + 1]);
-    }
-  } finally {
-    await client.end();
-  }
-}
+import { type ScratchDatabase, scratchDatabase, STORE_BACKENDS, storeBackend } from '../support/storeBackends.js';
 
 interface LogLine {
   msg: string;
@@ -42,9 +12,9 @@ interface LogLine {
   version?: number;
 }
 
-/** The server's log from its start to its stop, on `location`. */
-async function serverLog(location: DatabaseLocation): Promise<LogLine[]> {
-  const server = await spawnServer({ DATABASE_URL: url(location), LOG_FORMAT: 'json' }, { init: false });
+/** The server's log from its start to its stop, on the database `url` names. */
+async function serverLog(url: string): Promise<LogLine[]> {
+  const server = await spawnServer({ DATABASE_URL: url, LOG_FORMAT: 'json' }, { init: false });
   server.child.kill('SIGTERM');
   const { code, stdout } = await server.finished;
   expect(code).toBe(0);
@@ -56,18 +26,17 @@ async function serverLog(location: DatabaseLocation): Promise<LogLine[]> {
 
 const aboutSchema = (lines: LogLine[]) => lines.filter((line) => line.msg.startsWith('schema '));
 
-describe.each(STORE_BACKENDS.filter((backend) => backend.available))('on $name', (backend) => {
-  const { name } = backend;
-  const create = () => backend.create();
-  const latest = MIGRATIONS[name].length;
-  // As 1.3.0 left a SQLite file (3 of 5) and 1.4.0's predecessor a PostgreSQL database.
+describe.each(STORE_BACKENDS.filter((backend) => backend.available))('on $kind', (backend) => {
+  const create = () => scratchDatabase(backend.kind);
+  const { latest } = backend.migrations;
+  // As an earlier release left the database, two migrations behind.
   const older = latest - 2;
-  let scratch: ScratchStore;
+  let scratch: ScratchDatabase;
   afterEach(() => scratch.drop());
 
   it('the store tells of each migration it applied to an older schema, in order, and of none the next time', async () => {
     scratch = await create();
-    await writeOlderSchema(scratch.location, older);
+    await scratch.writeOlderSchema(older);
     const told: SchemaMigration[] = [];
     await (await scratch.open({ onMigrated: (migration) => told.push(migration) })).close();
     expect(told).toEqual([
@@ -88,21 +57,21 @@ describe.each(STORE_BACKENDS.filter((backend) => backend.available))('on $name',
 
   it('the server logs each migration it applied at start, before "database opened", and none at the next start', async () => {
     scratch = await create();
-    await writeOlderSchema(scratch.location, older);
-    const first = await serverLog(scratch.location);
+    await scratch.writeOlderSchema(older);
+    const first = await serverLog(scratch.url);
     expect(aboutSchema(first)).toEqual([
       expect.objectContaining({ msg: 'schema migrated', from: older, to: older + 1, level: 30 }),
       expect.objectContaining({ msg: 'schema migrated', from: older + 1, to: latest, level: 30 }),
     ]);
     const opened = first.findIndex((line) => line.msg === 'database opened');
     expect(first.findLastIndex((line) => line.msg === 'schema migrated')).toBeLessThan(opened);
-    expect(aboutSchema(await serverLog(scratch.location))).toEqual([]);
+    expect(aboutSchema(await serverLog(scratch.url))).toEqual([]);
   });
 
   it('the CLI notes each migration any command applied on stderr, and none the next time', async () => {
     scratch = await create();
-    await writeOlderSchema(scratch.location, older);
-    const env = { DATABASE_URL: url(scratch.location) };
+    await scratch.writeOlderSchema(older);
+    const env = { DATABASE_URL: scratch.url };
     const listed = await runCli(['keys', 'list'], env);
     expect(listed).toMatchObject({ code: 0, stdout: '[]\n' });
     expect(listed.stderr).toBe(
@@ -113,17 +82,17 @@ describe.each(STORE_BACKENDS.filter((backend) => backend.available))('on $name',
   });
 });
 
-const postgres = STORE_BACKENDS.find((backend) => backend.name === 'postgres');
+const postgres = storeBackend('postgres');
 
-describe.skipIf(!postgres?.available)('a new PostgreSQL database', () => {
-  let scratch: ScratchStore;
+describe.skipIf(!postgres.available)('a new PostgreSQL database', () => {
+  let scratch: ScratchDatabase<'postgres'>;
   afterEach(() => scratch.drop());
 
   it('the first server to open it logs the schema it created, with its version', async () => {
-    scratch = await (postgres as StoreBackend).create();
-    const lines = await serverLog(scratch.location);
+    scratch = await scratchDatabase('postgres');
+    const lines = await serverLog(scratch.url);
     expect(aboutSchema(lines)).toEqual([
-      expect.objectContaining({ msg: 'schema created', version: POSTGRES_MIGRATIONS.length }),
+      expect.objectContaining({ msg: 'schema created', version: postgres.migrations.latest }),
     ]);
   });
 });

@@ -1,8 +1,6 @@
-// A real server on a real SQLite file in a temporary folder, listening on a free loopback port; or, with
-// TEST_STORE=postgres, on a database of its own on TEST_DATABASE_URL's PostgreSQL (npm run test:postgres).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// A real server on a scratch database of the run's backend (storeBackends.ts: a SQLite file in a temporary
+// folder, or with TEST_STORE=postgres a database of its own on TEST_DATABASE_URL's PostgreSQL, as npm run
+// test:postgres runs it), listening on a free loopback port.
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach } from 'vitest';
@@ -13,11 +11,11 @@ import { displayPrefix, generateKey, keyDigest } from '../../src/keys.js';
 import { backendSettings, type DatabaseLocation } from '../../src/store/backends.js';
 import { openStore } from '../../src/store/open.js';
 import type { AdminStore, StoredMessage } from '../../src/store/store.js';
-import { scratchPostgres } from './postgres.js';
+import { scratchDatabase, SERVER_BACKEND } from './storeBackends.js';
 
 export interface TestServer {
   baseUrl: string;
-  /** The SQLite file; on PostgreSQL, empty. */
+  /** The SQLite file; on any other backend, empty. */
   dbPath: string;
   database: DatabaseLocation;
   store: AdminStore;
@@ -54,11 +52,10 @@ export async function startServer({
   dbPath: existingDbPath,
   ...options
 }: StartOptions = {}): Promise<TestServer> {
-  const folder = mkdtempSync(join(tmpdir(), 'store-orders-test-'));
-  const onPostgres = process.env.TEST_STORE === 'postgres' && existingDbPath === undefined;
-  const postgres = onPostgres ? await scratchPostgres() : undefined;
-  const dbPath = postgres ? '' : (existingDbPath ?? join(folder, 'store.db'));
-  const database: DatabaseLocation = postgres ? { kind: 'postgres', url: postgres.url } : { kind: 'sqlite', path: dbPath };
+  // A file given is SQLite's, whatever the run's backend: the test starts again on what it left.
+  const scratch = existingDbPath === undefined ? await scratchDatabase(SERVER_BACKEND, 'store-orders-test-') : undefined;
+  const database: DatabaseLocation = scratch?.location ?? { kind: 'sqlite', path: existingDbPath as string };
+  const dbPath = database.kind === 'sqlite' ? database.path : '';
   const store = await openStore(database, {
     ...(streamOrdersAbove !== undefined && { streamOrdersAbove }),
     settings: { sqlite: { synchronous: 'FULL', busyTimeoutMs, ...(writeWaitMs !== undefined && { writeWaitMs }) } },
@@ -84,14 +81,13 @@ export async function startServer({
     async close() {
       await app.close();
       await store.close();
-      await postgres?.drop();
-      rmSync(folder, { recursive: true, force: true });
+      await scratch?.drop();
     },
   };
 }
 
-/** Whether this run's servers are on PostgreSQL (npm run test:postgres); SQLite's own mechanisms are not. */
-export const ON_POSTGRES = process.env.TEST_STORE === 'postgres';
+/** Whether this run's servers are on SQLite, for the tests of its own mechanisms: its file, its write lock. */
+export const ON_SQLITE = SERVER_BACKEND === 'sqlite';
 
 /** What another process sees of a server's database: its messages, through a store of its own. */
 export async function storedMessages(server: TestServer): Promise<StoredMessage[]> {

@@ -4,7 +4,7 @@ import { apiClient, rawRequest } from '../support/http.js';
 import { scrape, valueOf } from '../support/metrics.js';
 import { runCli, type ServerProcess, spawnServer, untilLogged } from '../support/processes.js';
 import { exchange } from '../support/rawSocket.js';
-import { useScratchDatabase } from '../support/scratchDatabase.js';
+import { useScratchDatabase } from '../support/storeBackends.js';
 import { startServer } from '../support/server.js';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';

@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { RequestLines } from '../../src/telemetry/requestLine.js';
 import { rawRequest } from '../support/http.js';
 import { runCli, type ServerProcess, spawnServer, untilLogged } from '../support/processes.js';
-import { useScratchDatabase } from '../support/scratchDatabase.js';
+import { useScratchDatabase } from '../support/storeBackends.js';
 
 const scratch = useScratchDatabase('store-orders-request-line-');
 

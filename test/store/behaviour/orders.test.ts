@@ -1,0 +1,178 @@
+// Orders, on every backend: listed, found, cancelled, shipped and imported, each outcome as store.ts names
+// it; the list's version, which every process sharing the database agrees on; and the races between
+// processes over one order.
+import { describe, expect, it } from 'vitest';
+import { generateKey, keyDigest } from '../../../src/keys.js';
+import type { AdminStore } from '../../../src/store/store.js';
+import { scratchDatabase } from '../../support/storeBackends.js';
+import { message, nextTurn, onEveryBackend } from '../../support/storeSuite.js';
+
+onEveryBackend('the $kind store', (t) => {
+  describe('orders', () => {
+    it('lists orders that are not cancelled, by id, leaving out absent fields', async () => {
+      const a = await t.store.orders.addOrder({ petId: 1, quantity: 2, shipDate: '2026-01-01T00:00:00.000Z', complete: true });
+      const b = await t.store.orders.addOrder({ petId: 2, quantity: 1 });
+      const c = await t.store.orders.addOrder({ status: 'shipped' });
+      await t.store.orders.cancelOrder(b.id);
+      expect(await t.store.orders.listOrders()).toStrictEqual({
+        version: expect.any(String),
+        orders: [
+          { id: a.id, petId: 1, quantity: 2, shipDate: '2026-01-01T00:00:00.000Z', complete: true },
+          { id: c.id, complete: false },
+        ],
+      });
+    });
+
+    it('gives the operator every order with its status and times', async () => {
+      const added = await t.store.orders.addOrder({ petId: 7, quantity: 3 });
+      expect(added).toStrictEqual({
+        id: expect.any(Number),
+        petId: 7,
+        quantity: 3,
+        complete: false,
+        status: 'pending',
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        updatedAt: added.createdAt,
+      });
+      expect(await t.store.orders.findOrder(added.id)).toStrictEqual(added);
+      expect(await t.store.orders.findOrder(added.id + 1)).toBeUndefined();
+      expect(await t.store.orders.listAllOrders()).toStrictEqual([added]);
+    });
+
+    it("keeps the list's version while nothing changed, in every process, across a restart; any change gives a new one", async () => {
+      await t.store.orders.addOrder({ petId: 1, quantity: 1 });
+      const other = await t.another();
+      const first = await t.store.orders.listOrders();
+      expect(await t.store.orders.listOrders()).toBe(first);
+      expect((await other.orders.listOrders()).version).toBe(first.version);
+      const seen = [first.version];
+
+      await other.orders.addOrder({ petId: 2, quantity: 1 });
+      await nextTurn();
+      const second = await t.store.orders.listOrders();
+      expect(seen).not.toContain(second.version);
+      expect((await other.orders.listOrders()).version).toBe(second.version);
+      seen.push(second.version);
+
+      await other.orders.cancelOrder(1);
+      await nextTurn();
+      const third = await t.store.orders.listOrders();
+      expect(seen).not.toContain(third.version);
+      expect(third).toMatchObject({ orders: [{ id: 2 }] });
+      seen.push(third.version);
+
+      const restarted = await t.restart();
+      expect((await restarted.orders.listOrders()).version).toBe(third.version);
+      await restarted.orders.addOrder({ petId: 3, quantity: 1 });
+      expect(seen).not.toContain((await restarted.orders.listOrders()).version);
+    });
+
+    it("keeps the list's version while only other things are written, and gives each of 1,100 order changes a new one", async () => {
+      await t.store.orders.addOrder({ petId: 1, quantity: 1 });
+      const other = await t.another();
+      const before = (await t.store.orders.listOrders()).version;
+
+      const account = await other.keys.createAccount('someone');
+      await other.keys.createKey(account.id, keyDigest(generateKey()), 'sok_abcd');
+      await other.messages.enqueueMessage(message(account.id, 'msg_1'));
+      await other.pets.addPet('Rex');
+      await other.telemetry.recordDeprecatedCalls([
+        { operationId: 'getPetById', accountId: account.id, firstCallAt: '2026-01-01T00:00:00.000Z', lastCallAt: '2026-01-01T00:00:00.000Z', count: 1 },
+      ]);
+      // Transactions of another database (of the same server, on PostgreSQL) move every snapshot, not the list.
+      const elsewhere = await scratchDatabase(t.backend.kind);
+      const stranger = await elsewhere.open({ create: true });
+      await stranger.orders.addOrder({ petId: 1, quantity: 1 });
+      await stranger.close();
+      await elsewhere.drop();
+      await nextTurn();
+      expect((await t.store.orders.listOrders()).version).toBe(before);
+      expect((await other.orders.listOrders()).version).toBe(before);
+
+      // Past the thousandth change, where PostgreSQL folds its count of changes.
+      const seen = new Set([before]);
+      for (let change = 0; change < 1_100; change++) {
+        await other.orders.addOrder({ petId: 1, quantity: 1 });
+        const { version } = await other.orders.listOrders();
+        expect(seen.has(version)).toBe(false);
+        seen.add(version);
+      }
+      await nextTurn();
+      const after = await t.store.orders.listOrders();
+      expect(after.version).toBe((await other.orders.listOrders()).version);
+      expect(after).toMatchObject({ orders: { length: 1_101 } });
+    });
+
+    it('cancels only a pending order, and tells shipped from missing', async () => {
+      const pending = await t.store.orders.addOrder({ petId: 1, quantity: 1 });
+      const shipped = await t.store.orders.addOrder({ petId: 1, quantity: 1, status: 'shipped' });
+      expect(await t.store.orders.cancelOrder(pending.id)).toBe('cancelled');
+      expect(await t.store.orders.cancelOrder(pending.id)).toBe('missing');
+      expect(await t.store.orders.cancelOrder(shipped.id)).toBe('shipped');
+      expect((await t.store.orders.findOrder(shipped.id))?.status).toBe('shipped');
+      expect((await t.store.orders.findOrder(pending.id))?.status).toBe('cancelled');
+      expect(await t.store.orders.cancelOrder(999)).toBe('missing');
+      expect(await t.store.orders.cancelOrder(2 ** 60)).toBe('missing');
+    });
+
+    it('ships only a pending order', async () => {
+      const order = await t.store.orders.addOrder({ petId: 1, quantity: 1 });
+      expect(await t.store.orders.shipOrder(order.id)).toBe('shipped');
+      expect(await t.store.orders.shipOrder(order.id)).toBe('not_pending');
+      expect(await t.store.orders.shipOrder(999)).toBe('missing');
+    });
+
+    it('takes no number beyond 2^53 - 1 for an id: lookups find nothing, moves and revocations answer missing', async () => {
+      // 2^53 is a number exactly, and another tool could store it; the store never issues it.
+      const beyond = 2 ** 53;
+      await t.scratch.execute(
+        `INSERT INTO orders (id, status, created_at, updated_at) VALUES (${beyond}, 'pending', 'x', 'x');
+         INSERT INTO pets (id, name, created_at) VALUES (${beyond}, 'Far', 'x');`,
+      );
+      for (const id of [beyond, 2 ** 63]) {
+        expect(await t.store.orders.findOrder(id)).toBeUndefined();
+        expect(await t.store.orders.cancelOrder(id)).toBe('missing');
+        expect(await t.store.orders.shipOrder(id)).toBe('missing');
+        expect(await t.store.pets.findPet(id)).toBeUndefined();
+        expect(await t.store.keys.revokeKeyById(id)).toBe('missing');
+      }
+    });
+
+    it('imports all orders in one transaction, or none', async () => {
+      expect(await t.store.orders.importOrders([{ petId: 1, quantity: 1 }, { petId: 2 }])).toBe(2);
+      // A CHECK constraint failing on the second row rolls back the first.
+      await expect(
+        t.store.orders.importOrders([
+          { petId: 3, quantity: 1 },
+          { petId: 4, quantity: 0 },
+        ]),
+      ).rejects.toThrow();
+      expect((await t.store.orders.listAllOrders()).map((order) => order.petId)).toEqual([1, 2]);
+      expect(await t.store.orders.importOrders([])).toBe(0);
+    });
+  });
+
+  describe('across processes', () => {
+    it('200 cancels of one order racing from four processes: exactly one wins, the rest find it gone', async () => {
+      const order = await t.store.orders.addOrder({ petId: 1, quantity: 1 });
+      const processes = [t.store, await t.another(), await t.another(), await t.another()];
+      const outcomes = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => (processes[i % 4] as AdminStore).orders.cancelOrder(order.id)),
+      );
+      expect(outcomes.filter((outcome) => outcome === 'cancelled')).toHaveLength(1);
+      expect(outcomes.filter((outcome) => outcome === 'missing')).toHaveLength(199);
+    });
+
+    it('a cancel racing a ship from another process: each order ends shipped or cancelled, never missing', async () => {
+      await t.store.orders.importOrders(Array.from({ length: 100 }, () => ({ petId: 1, quantity: 1 })));
+      const other = await t.another();
+      const results = await Promise.all(
+        Array.from({ length: 100 }, async (_, i) => {
+          const [cancel, ship] = await Promise.all([t.store.orders.cancelOrder(i + 1), other.orders.shipOrder(i + 1)]);
+          return `${cancel}/${ship}`;
+        }),
+      );
+      for (const result of results) expect(['cancelled/not_pending', 'shipped/shipped']).toContain(result);
+    });
+  });
+});
