@@ -182,6 +182,13 @@ const cutOffs = () =>
     .filter((line) => line.includes('stopped reading a streamed answer'))
     .map((line) => JSON.parse(line) as { time: number });
 
+/**
+ * Enough writes to grow the write-ahead log past JOURNAL_SIZE_LIMIT_BYTES behind a held snapshot: 24 MB in
+ * few requests, so that they are done well within HTTP_IDLE_TIMEOUT_MS even on a machine busy with other
+ * work (3,000 smaller ones once took longer there, and the reader was cut off before the log was measured).
+ */
+const GROW_THE_LOG = { count: 300, size: 80_000 };
+
 async function sendMessages(count: number, size: number): Promise<void> {
   let next = 0;
   const workers = Math.min(count, 16);
@@ -303,7 +310,7 @@ describe('clients that stop reading a long list, with default settings', () => {
       await until(snapshotPinned, 30_000, 'the list holds its snapshot');
 
       // Writes go on meanwhile; the log cannot be reset behind the held snapshot, so it grows.
-      await sendMessages(3_000, 8_000);
+      await sendMessages(GROW_THE_LOG.count, GROW_THE_LOG.size);
       const walPath = `${dbPath}-wal`;
       expect(statSync(walPath).size).toBeGreaterThan(JOURNAL_SIZE_LIMIT_BYTES);
       expect(await snapshotPinned()).toBe(true);
@@ -332,7 +339,7 @@ describe('clients that stop reading a long list, with default settings', () => {
       const warnedBefore = cutOffs().length;
       const client = await stalledListClient({ requests: 2 });
       await until(snapshotPinned, 30_000, 'the lists hold their snapshots');
-      await sendMessages(3_000, 8_000);
+      await sendMessages(GROW_THE_LOG.count, GROW_THE_LOG.size);
       const walPath = `${dbPath}-wal`;
       expect(statSync(walPath).size).toBeGreaterThan(JOURNAL_SIZE_LIMIT_BYTES);
 

@@ -13,7 +13,12 @@ import { scratchDatabase, STORE_BACKENDS, storeBackend } from '../support/storeB
 const QUOTA = 100;
 /** One window holds the whole test: an hour, which the test keeps clear of its end. */
 const WINDOW_SECONDS = 3_600;
-const CONNECTIONS = 32;
+/**
+ * Many at once, but no more than each server's pool of 10 connections takes (8 each of three): a request
+ * that waits past DATABASE_CONNECTION_WAIT_MS for one is answered 503, which a busy machine would make of
+ * a queue.
+ */
+const CONNECTIONS = 24;
 const REQUESTS = 400;
 
 interface Service {
@@ -61,6 +66,8 @@ interface Answer {
   status: number;
   rateLimit: string | null;
   retryAfter: string | null;
+  /** The Error body's code, for a refusal. */
+  code?: string;
 }
 
 /** `REQUESTS` requests from `CONNECTIONS` clients at once, spread over `baseUrls` in turn. */
@@ -71,11 +78,12 @@ async function hammer(baseUrls: string[], authorization: string): Promise<Answer
     while (next < REQUESTS) {
       const baseUrl = baseUrls[next++ % baseUrls.length] as string;
       const response = await fetch(`${baseUrl}/v1/store/orders`, { headers: { Authorization: authorization } });
-      await response.arrayBuffer();
+      const body = await response.text();
       answers.push({
         status: response.status,
         rateLimit: response.headers.get('ratelimit'),
         retryAfter: response.headers.get('retry-after'),
+        ...(response.status >= 400 && { code: (JSON.parse(body) as { code: string }).code }),
       });
     }
   };
@@ -116,7 +124,7 @@ describe.each(SERVICES)('$name', ({ available, processes, start }) => {
     stop = service.stop;
     const answers = await hammer(service.baseUrls, `Bearer ${service.key}`);
     const admitted = answers.filter(({ status }) => status === 200).length;
-    expect(answers.every(({ status }) => status === 200 || status === 429)).toBe(true);
+    expect(answers.filter(({ status }) => status !== 200 && status !== 429)).toEqual([]);
     expect(admitted).toBeGreaterThanOrEqual(QUOTA);
     expect(admitted).toBeLessThanOrEqual(QUOTA + processes);
     refusalsAreTruthful(answers, 'per-key');
@@ -135,7 +143,7 @@ describe.each(SERVICES)('$name', ({ available, processes, start }) => {
       stop = service.stop;
       const answers = await hammer(service.baseUrls, 'Bearer sok_not_a_key');
       const failures = answers.filter(({ status }) => status === 401).length;
-      expect(answers.every(({ status }) => status === 401 || status === 429)).toBe(true);
+      expect(answers.filter(({ status }) => status !== 401 && status !== 429)).toEqual([]);
       expect(failures).toBeGreaterThanOrEqual(QUOTA);
       expect(failures).toBeLessThanOrEqual(QUOTA + processes);
       console.log(`${REQUESTS} failed authentications over ${processes} processes: ${failures} answered 401, the rest 429`);
@@ -180,7 +188,7 @@ describe.skipIf(!storeBackend('postgres').available)('three servers whose shared
         `Bearer ${keys[2] as string}`,
       );
       const admitted = answers.filter(({ status }) => status === 200).length;
-      expect(answers.every(({ status }) => status === 200 || status === 429)).toBe(true);
+      expect(answers.filter(({ status }) => status !== 200 && status !== 429)).toEqual([]);
       // Each server: its one request before a lease, then its share, 30 / 3, less that one.
       expect(admitted).toBe(30);
       console.log(`the count out of reach: ${admitted} of ${REQUESTS} admitted over three servers, 10 each`);
