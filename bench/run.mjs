@@ -1,10 +1,11 @@
 // `npm run bench`: the project against its baselines, side by side in one run. Each scenario starts
 // every contender on its own copy of the same database, then alternates their load runs over ROUNDS
 // rounds and prints medians and ratios. BENCH_SECONDS (default 5) and BENCH_ROUNDS (default 3) tune it;
-// BENCH_ONLY=list,write,cold,big,workers,postgres,pages picks scenarios (a name that is none stops it).
+// BENCH_ONLY=list,write,cold,big,workers,postgres,quota,pages picks scenarios (a name that is none stops it).
 // BENCH_SMOKE=1 runs every scenario once on small data, one 1-second round at a low request rate, to prove
-// the bench still works at little cost (the test suite runs it); its figures mean nothing. The list scenario also prints the CPU time per request of each
-// contender (its whole process), as ratios of speed: the baseline's CPU per request over the project's.
+// the bench still works at little cost (the test suite runs it); its figures mean nothing. The list and
+// postgres scenarios also print the CPU time per request of each contender (its whole process), as ratios
+// of speed: the baseline's CPU per request over the project's.
 // Any contender that exits, never answers its probe within BENCH_START_TIMEOUT_MS (default 30000), or
 // answers a load run with an error ends the bench at once with exit status 1, its name and its stderr.
 // The postgres scenario runs on BENCH_POSTGRES_URL's server (a database of its own per contender), or else
@@ -20,10 +21,11 @@ import cold from './scenarios/cold.mjs';
 import list from './scenarios/list.mjs';
 import pages from './scenarios/pages.mjs';
 import postgres from './scenarios/postgres.mjs';
+import quota from './scenarios/quota.mjs';
 import workers from './scenarios/workers.mjs';
 import write from './scenarios/write.mjs';
 
-const SCENARIOS = [list, write, cold, big, workers, postgres, pages];
+const SCENARIOS = [list, write, cold, big, workers, postgres, quota, pages];
 const ONLY = new Set(process.env.BENCH_ONLY?.split(',') ?? SCENARIOS.map(({ name }) => name));
 
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => fail(`stopped by ${signal}`));

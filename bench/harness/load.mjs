@@ -1,6 +1,7 @@
 // Load runs (autocannon) and the rounds that alternate the contenders' runs; the write requests every
 // scenario that writes sends.
 import autocannon from 'autocannon';
+import { cpuMs } from './contenders.mjs';
 import { described, fail } from './lifecycle.mjs';
 import { median } from './report.mjs';
 import { CONNECTIONS, ROUNDS, SECONDS, SMOKE, SMOKE_RATE } from './settings.mjs';
@@ -29,8 +30,20 @@ export async function load(contender, path, key, options) {
 }
 
 /**
+ * One load run against `contender`: its average req/s, and the CPU time its whole process spent per request
+ * answered, in µs. The load generator shares the machine's cores, so the fastest contenders' req/s is
+ * partly its own limit, which CPU time per request is not.
+ */
+export async function loadWithCpu(contender, path, key, options) {
+  const before = cpuMs(contender);
+  const result = await loadResult(contender, path, key, options);
+  return { rps: result.requests.average, cpuUs: ((cpuMs(contender) - before) * 1000) / result.requests.total };
+}
+
+/**
  * Alternates the contenders' runs over the rounds (in the order given, then reversed, and so on), then
- * stops them unless `keep`; the median of each contender's results, by kind.
+ * stops them unless `keep`; the median of each contender's results, by kind (of each field, for results
+ * that are objects, as loadWithCpu's).
  */
 export async function compare(contenders, run, { keep = false } = {}) {
   const samples = new Map(contenders.map(({ kind }) => [kind, []]));
@@ -39,7 +52,18 @@ export async function compare(contenders, run, { keep = false } = {}) {
     for (const contender of order) samples.get(contender.kind).push(await run(contender));
   }
   if (!keep) contenders.forEach((contender) => contender.stop());
-  return Object.fromEntries([...samples].map(([kind, values]) => [kind, median(values)]));
+  return Object.fromEntries([...samples].map(([kind, values]) => [kind, medianOf(values)]));
+}
+
+function medianOf(values) {
+  if (typeof values[0] === 'number') return median(values);
+  return Object.fromEntries(Object.keys(values[0]).map((field) => [field, median(values.map((value) => value[field]))]));
+}
+
+/** `compare`'s results as loadWithCpu gives them, split: each contender's req/s, and its CPU µs per request. */
+export function rpsAndCpu(results) {
+  const of = (field) => Object.fromEntries(Object.entries(results).map(([kind, result]) => [kind, result[field]]));
+  return { rps: of('rps'), cpuUs: of('cpuUs') };
 }
 
 /**
@@ -57,6 +81,24 @@ export function cancelRequests(contender) {
     return `/v1/store/orders/${contender.cancelled}`;
   };
   return { requests: [{ method: 'DELETE', setupRequest: (request) => ({ ...request, path: path() }) }] };
+}
+
+/** Two servers on one database as one contender of `kind`: loadSpread loads them at once. */
+export function serverPair(kind, members) {
+  return { kind, members, stop: () => members.forEach((member) => member.stop()) };
+}
+
+/** A load run; on a server pair, one on each server at once with half the connections, their req/s summed. */
+export async function loadSpread(contender, path, key, options) {
+  if (!contender.members) return load(contender, path, key, options);
+  const halves = contender.members.map((member) =>
+    load(member, path, key, {
+      ...options,
+      connections: CONNECTIONS / 2,
+      ...(SMOKE && { overallRate: SMOKE_RATE / 2 }),
+    }),
+  );
+  return (await Promise.all(halves)).reduce((sum, rps) => sum + rps, 0);
 }
 
 /** Load-run options of sendMessage. */

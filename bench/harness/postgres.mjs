@@ -8,8 +8,18 @@ import { freePort } from './contenders.mjs';
 import { onEnd, seeded } from './lifecycle.mjs';
 import { root } from './settings.mjs';
 
-/** The PostgreSQL server to bench on: BENCH_POSTGRES_URL's, or a throwaway one; undefined and why, if none. */
-export async function postgresServer() {
+let server;
+
+/**
+ * The PostgreSQL server to bench on: BENCH_POSTGRES_URL's, or a throwaway one, the same for every scenario
+ * of a run; undefined and why, if none.
+ */
+export function postgresServer() {
+  server ??= startedServer();
+  return server;
+}
+
+async function startedServer() {
   if (process.env.BENCH_POSTGRES_URL) return { url: process.env.BENCH_POSTGRES_URL };
   const folder = mkdtempSync(join(tmpdir(), 'store-orders-bench-pg-'));
   const script = `${root}scripts/throwaway-postgres.sh`;
@@ -40,11 +50,20 @@ async function asAdmin(url, sql) {
   }
 }
 
+const seeds = new Map();
+
 /**
- * `orderCount` orders moved onto PostgreSQL as a user moves up (store-orders copy), into a template database;
- * `database()` makes a new database from it for each contender. All are dropped when the bench ends.
+ * `orderCount` orders moved onto PostgreSQL as a user moves up (store-orders copy), into a template database,
+ * once per run; `database()` makes a new database from it for each contender. All are dropped when the
+ * bench ends.
  */
-export async function seededPostgres(adminUrl, orderCount) {
+export function seededPostgres(adminUrl, orderCount) {
+  const name = `${adminUrl} ${orderCount}`;
+  if (!seeds.has(name)) seeds.set(name, seedPostgres(adminUrl, orderCount));
+  return seeds.get(name);
+}
+
+async function seedPostgres(adminUrl, orderCount) {
   const { path, key } = await seeded(orderCount);
   const name = (suffix) => `store_orders_bench_${process.pid}_${orderCount}_${suffix}`;
   const urlOf = (database) => Object.assign(new URL(adminUrl), { pathname: `/${database}` }).href;

@@ -13,3 +13,11 @@ export function printHead(line) {
 export function report(row) {
   console.log(`| ${row.join(' | ')} |`);
 }
+
+/**
+ * How much less CPU per request `contender` spends than `baseline` (the baseline's over the contender's, as
+ * a speed); a smoke run's few requests can cost less than one tick of the CPU clock.
+ */
+export function cpuRatio(cpuUs, baseline, contender) {
+  return cpuUs[contender] > 0 ? ratio(cpuUs[baseline], cpuUs[contender]) : '— (under a tick)';
+}

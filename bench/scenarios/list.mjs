@@ -1,9 +1,9 @@
 // listOrders (v1, the whole list) against four baselines: its req/s, and the CPU time each request costs
 // each contender's process, as ratios of speed (the baseline's CPU per request over the project's).
-import { baseline, cpuMs, project, startAll } from '../harness/contenders.mjs';
+import { baseline, project, startAll } from '../harness/contenders.mjs';
 import { seeded } from '../harness/lifecycle.mjs';
-import { compare, loadResult } from '../harness/load.mjs';
-import { median, ratio, report } from '../harness/report.mjs';
+import { compare, loadWithCpu, rpsAndCpu } from '../harness/load.mjs';
+import { cpuRatio, ratio, report } from '../harness/report.mjs';
 import { SMOKE } from '../harness/settings.mjs';
 
 const CONTENDERS = [project(), ...['naive', 'fastifyRoute', 'featuredRoute', 'limit'].map((name) => baseline(name))];
@@ -12,16 +12,7 @@ const ORDER_COUNTS = SMOKE ? [100] : [100, 10_000];
 async function listScenario(orderCount) {
   const { path, key } = await seeded(orderCount);
   const contenders = await startAll(CONTENDERS, path, key);
-  // Besides req/s, the CPU each request costs: the load generator shares the machine's cores, so the
-  // fastest contenders' req/s is partly its own limit, which CPU time per request is not.
-  const cpu = new Map(contenders.map(({ kind }) => [kind, []]));
-  const rps = await compare(contenders, async (contender) => {
-    const before = cpuMs(contender);
-    const result = await loadResult(contender, '/v1/store/orders', key);
-    cpu.get(contender.kind).push(((cpuMs(contender) - before) * 1000) / result.requests.total);
-    return result.requests.average;
-  });
-  const cpuUs = Object.fromEntries([...cpu].map(([kind, values]) => [kind, Math.round(median(values))]));
+  const { rps, cpuUs } = rpsAndCpu(await compare(contenders, (contender) => loadWithCpu(contender, '/v1/store/orders', key)));
   const orders = `listOrders, ${orderCount.toLocaleString('en')} orders`;
   reportRps(orders, rps);
   reportCpu(`${orders}, CPU per request`, cpuUs);
@@ -48,21 +39,20 @@ function reportRps(scenario, rps) {
 }
 
 function reportCpu(scenario, cpuUs) {
-  // A smoke run's few requests can cost less than one tick of the CPU clock.
-  const faster = (baseline, contender) => (cpuUs[contender] > 0 ? ratio(cpuUs[baseline], cpuUs[contender]) : '— (under a tick)');
+  const us = (kind) => Math.round(cpuUs[kind]);
   report([
     scenario,
-    `${cpuUs.project} µs`,
+    `${us('project')} µs`,
     [
-      `naive ${cpuUs.naive}`,
-      `Fastify route ${cpuUs.fastifyRoute}`,
-      `featured route ${cpuUs.featuredRoute}`,
-      `limit ${cpuUs.limit}`,
+      `naive ${us('naive')}`,
+      `Fastify route ${us('fastifyRoute')}`,
+      `featured route ${us('featuredRoute')}`,
+      `limit ${us('limit')}`,
     ].join(', '),
     [
-      `${faster('fastifyRoute', 'project')} Fastify route`,
-      `${faster('featuredRoute', 'project')} featured route`,
-      `featured route itself ${faster('fastifyRoute', 'featuredRoute')} Fastify route`,
+      `${cpuRatio(cpuUs, 'fastifyRoute', 'project')} Fastify route`,
+      `${cpuRatio(cpuUs, 'featuredRoute', 'project')} featured route`,
+      `featured route itself ${cpuRatio(cpuUs, 'fastifyRoute', 'featuredRoute')} Fastify route`,
     ].join(', '),
   ]);
 }

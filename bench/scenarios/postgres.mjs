@@ -1,13 +1,23 @@
-// The project on PostgreSQL: listOrders(100), cancelOrder and sendMessage against bare Fastify with pg; two
-// servers on one database against one; the whole list against psql's COPY of the same JSON to /dev/null.
+// The project on PostgreSQL: listOrders(100), cancelOrder and sendMessage against bare Fastify with pg, in
+// req/s and in CPU time per request; two servers on one database against one; the whole list against psql's
+// COPY of the same JSON to /dev/null.
 // On BENCH_POSTGRES_URL's server, or a throwaway cluster; without either it prints why it skipped.
 import { availableParallelism } from 'node:os';
 import { ORDERS_AS_JSON } from '../../dist/store/postgres/orderStream.js';
 import { baseline, peakRssMiB, project, start, startAll } from '../harness/contenders.mjs';
-import { CANCELLABLE_ORDERS, cancelRequests, compare, load, SEND_MESSAGE } from '../harness/load.mjs';
+import {
+  CANCELLABLE_ORDERS,
+  cancelRequests,
+  compare,
+  loadSpread,
+  loadWithCpu,
+  rpsAndCpu,
+  SEND_MESSAGE,
+  serverPair,
+} from '../harness/load.mjs';
 import { postgresServer, seededPostgres } from '../harness/postgres.mjs';
-import { ratio, report } from '../harness/report.mjs';
-import { CONNECTIONS, SMOKE, SMOKE_RATE } from '../harness/settings.mjs';
+import { cpuRatio, ratio, report } from '../harness/report.mjs';
+import { SMOKE } from '../harness/settings.mjs';
 import { readBigList, timed } from '../harness/wholeList.mjs';
 
 const BIG_ORDER_COUNT = SMOKE ? 20_000 : 1_000_000;
@@ -20,36 +30,27 @@ async function againstBareFastify(seed) {
   return [ours, await start(BARE_FASTIFY, await seed.database(), seed.key)];
 }
 
-function row(scenario, rps) {
+/** Two rows: req/s, then CPU time per request, each against bare Fastify + pg. */
+function rows(scenario, results, target) {
+  const { rps, cpuUs } = rpsAndCpu(results);
   report([
     `${scenario} on PostgreSQL`,
     `${Math.round(rps.project)} req/s`,
     `bare Fastify + pg ${Math.round(rps.pgRoute)}`,
-    `${ratio(rps.project, rps.pgRoute)} bare Fastify + pg`,
+    `${ratio(rps.project, rps.pgRoute)} bare Fastify + pg (${target})`,
   ]);
-}
-
-/** Two servers on one database, loaded at once with half the connections each: their req/s summed. */
-function serverPair(members) {
-  return { kind: '2 servers', members, stop: () => members.forEach((member) => member.stop()) };
-}
-
-async function loadSpread(contender, path, key, options) {
-  if (!contender.members) return load(contender, path, key, options);
-  const halves = contender.members.map((member) =>
-    load(member, path, key, {
-      ...options,
-      connections: CONNECTIONS / 2,
-      ...(SMOKE && { overallRate: SMOKE_RATE / 2 }),
-    }),
-  );
-  return (await Promise.all(halves)).reduce((sum, rps) => sum + rps, 0);
+  report([
+    `${scenario} on PostgreSQL, CPU per request`,
+    `${Math.round(cpuUs.project)} µs`,
+    `bare Fastify + pg ${Math.round(cpuUs.pgRoute)}`,
+    `${cpuRatio(cpuUs, 'pgRoute', 'project')} bare Fastify + pg`,
+  ]);
 }
 
 /** Two servers against one, on one database each pair: the reads, and the writes that every server shares. */
 async function twoServers(lists) {
   const one = Object.assign(await start(PROJECT, lists.seed, lists.key), { kind: '1 server' });
-  const servers = [one, serverPair(await startAll([PROJECT, PROJECT], lists.seed, lists.key))];
+  const servers = [one, serverPair('2 servers', await startAll([PROJECT, PROJECT], lists.seed, lists.key))];
   const list = await compare(servers, (contender) => loadSpread(contender, '/v1/store/orders', lists.key), { keep: true });
   const send = await compare(servers, (contender) => loadSpread(contender, '/v1/messages', lists.key, SEND_MESSAGE));
   for (const [operation, rps] of [['listOrders, 100 orders', list], ['sendMessage', send]]) {
@@ -89,13 +90,15 @@ export default {
     }
     const lists = await seededPostgres(server.url, 100);
     const listers = await againstBareFastify(lists);
-    row('listOrders, 100 orders,', await compare(listers, (contender) => load(contender, '/v1/store/orders', lists.key)));
+    const list = (contender) => loadWithCpu(contender, '/v1/store/orders', lists.key);
+    rows('listOrders, 100 orders,', await compare(listers, list), '≥ 1.0×');
 
     const writes = await seededPostgres(server.url, CANCELLABLE_ORDERS);
     const writers = await againstBareFastify(writes);
-    const cancel = (contender) => load(contender, '', writes.key, cancelRequests(contender));
-    row('cancelOrder', await compare(writers, cancel, { keep: true }));
-    row('sendMessage', await compare(writers, (contender) => load(contender, '/v1/messages', writes.key, SEND_MESSAGE)));
+    const cancel = (contender) => loadWithCpu(contender, '', writes.key, cancelRequests(contender));
+    rows('cancelOrder', await compare(writers, cancel, { keep: true }), '≥ 0.9×');
+    const send = (contender) => loadWithCpu(contender, '/v1/messages', writes.key, SEND_MESSAGE);
+    rows('sendMessage', await compare(writers, send), '≥ 0.9×');
 
     await twoServers(lists);
     await bigList(server.url);

@@ -2,7 +2,7 @@
 // malformed keys, look the SHA-256 digest up with a prepared statement, compare in constant time);
 // `digestChecker` is the cheapest honest check, for the ceilings.
 import { timingSafeEqual } from 'node:crypto';
-import { authenticate } from '../../dist/http/auth.js';
+import { KnownCallers } from '../../dist/http/auth.js';
 import { keyDigest } from '../../dist/keys.js';
 import { bearerToken } from '../../dist/serving/bearerToken.js';
 
@@ -16,7 +16,9 @@ export function keyChecker(db) {
       return row && { keyId: row.id, accountId: row.account_id, digest: row.digest };
     },
   };
-  return (authorization) => authenticate(authorization, keys);
+  // Looked up every time, as the project's first request of a key is.
+  const callers = new KnownCallers(keys);
+  return (authorization) => callers.identify(authorization, true);
 }
 
 /** The active keys' digests in a SQLite file, read once at start for `digestChecker`. */

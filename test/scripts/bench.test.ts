@@ -56,6 +56,8 @@ describe('npm run bench', () => {
         /^\| listOrders, 100 orders, 2 workers \| \d+ req\/s \| 1 worker \d+ \| [\d.]+× 1 worker /m,
         /^\| cancelOrder, 2 workers \| \d+ req\/s \| 1 worker \d+ \| [\d.]+× 1 worker /m,
         /^\| sendMessage, 2 workers \| \d+ req\/s \| 1 worker \d+ \| [\d.]+× 1 worker /m,
+        /^\| listOrders, 100 orders, quotas shared, 1 server on SQLite \| \d+ req\/s \| quotas off \d+ \| [\d.]+× quotas off /m,
+        /^\| listOrders, 100 orders, quotas shared, 2 workers on SQLite \| \d+ req\/s \| quotas off \d+ \| [\d.]+× quotas off /m,
         /^\| v2 listOrders, first page of 100, 20,000 orders \| [\d.]+ req\/s \| naive OFFSET [\d.]+ \| [\d.]+× naive OFFSET \|$/m,
         /^\| v2 listOrders, page 18,000 deep \| [\d.]+ req\/s \| naive OFFSET [\d.]+ \| [\d.]+× naive OFFSET; time per page deep\/first [\d.]+× \(≤ 1\.2×\), naive OFFSET's [\d.]+× \|$/m,
         /^\| v2 listOrders, status=shipped \(1%\) \| [\d.]+ req\/s \| naive OFFSET [\d.]+ \| [\d.]+× naive OFFSET \|$/m,
@@ -66,7 +68,11 @@ describe('npm run bench', () => {
       const postgresRows = [
         /^\| listOrders, 100 orders, on PostgreSQL \| \d+ req\/s \| bare Fastify \+ pg \d+ \| [\d.]+× /m,
         /^\| cancelOrder on PostgreSQL \| \d+ req\/s \| bare Fastify \+ pg \d+ \| [\d.]+× /m,
+        /^\| cancelOrder on PostgreSQL, CPU per request \| \d+ µs \| bare Fastify \+ pg \d+ \| (?:[\d.]+×|— \(under a tick\)) bare/m,
         /^\| sendMessage on PostgreSQL \| \d+ req\/s \| bare Fastify \+ pg \d+ \| [\d.]+× /m,
+        /^\| sendMessage on PostgreSQL, CPU per request \| \d+ µs \| bare Fastify \+ pg \d+ \| (?:[\d.]+×|— \(under a tick\)) bare/m,
+        /^\| listOrders, 100 orders, quotas shared, 1 server on PostgreSQL \| \d+ req\/s \| quotas off \d+ \| [\d.]+× /m,
+        /^\| listOrders, 100 orders, quotas shared, 2 servers on one PostgreSQL \| \d+ req\/s \| quotas off \d+ \| [\d.]+× /m,
         /^\| listOrders, 100 orders, 2 servers on one PostgreSQL \| \d+ req\/s \| 1 server \d+ \| [\d.]+× /m,
         /^\| sendMessage, 2 servers on one PostgreSQL \| \d+ req\/s \| 1 server \d+ \| [\d.]+× /m,
         /^\| listOrders on PostgreSQL, 20,000 orders \(\d+ MB\) \| \d+ ms over HTTP \| psql COPY \d+ ms; peak RSS /m,
@@ -82,7 +88,7 @@ describe('npm run bench', () => {
     const run = await runBench({ BENCH_ONLY: 'cold,lists', BENCH_SMOKE: '1' });
     expect(run.signal).toBeNull();
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('BENCH_ONLY names no scenario "lists"; the scenarios: list,write,cold,big,workers,postgres,pages');
+    expect(run.stderr).toContain('BENCH_ONLY names no scenario "lists"; the scenarios: list,write,cold,big,workers,postgres,quota,pages');
     expect(run.stdout).toBe('');
   });
 
