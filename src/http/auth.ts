@@ -2,55 +2,100 @@
 // in constant time. The key itself is never kept, logged or compared as text.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
+import type { ErrorAnswer } from '../contract/errorBody.js';
+import { KEY_REQUIRED, unauthorized } from '../contract/unauthorized.js';
 import { hasKeyShape, hasValidChecksum, keyDigest } from '../keys.js';
 import { bearerToken } from '../serving/bearerToken.js';
 import { singleHeader } from '../serving/rawHeaders.js';
 import type { KeyStore, Principal } from '../store/store.js';
 import type { RequestQuotas } from './quotas.js';
 
-export const WWW_AUTHENTICATE = 'Bearer realm="store-orders"';
+/** Bounds the callers remembered; the memory starts over when full. */
+const MAX_KNOWN_CALLERS = 10_000;
+
+/** The caller of a request: `known` when learned from an earlier answer and not looked up for this one. */
+export interface Caller {
+  principal: Principal;
+  known: boolean;
+}
 
 /**
- * Digests of keys that have authenticated before. Their checksum is not checked again: it is a second
- * SHA-256 on every request, and the same key cannot have lost it. Whether the key is still active is the
- * store's answer each time. Bounded like the store's own cache; it starts over when full.
+ * The callers of keys that authenticated before, by digest: learned from earlier answers, they let a
+ * request count against its key's quota before its operation runs, and an operation whose store call
+ * checks the key itself run without a lookup first (one statement where there were two). They never
+ * authorize anything: the key is checked again, by that store call or by a lookup before any other answer.
+ * A key's account and id never change, so what is learned stays true for as long as the key exists.
  */
-const checkedDigests = new Set<string>();
-const MAX_CHECKED_DIGESTS = 10_000;
+export class KnownCallers {
+  readonly #byDigest = new Map<string, Principal>();
 
-export async function authenticate(header: string | undefined, keys: KeyStore): Promise<Principal | undefined> {
-  const token = bearerToken(header);
-  if (token === undefined || !hasKeyShape(token)) return undefined;
-  const digest = keyDigest(token);
-  const digestText = digest.toString('base64');
-  // A malformed key is refused before any lookup.
-  if (!checkedDigests.has(digestText) && !hasValidChecksum(token)) return undefined;
+  constructor(readonly keys: KeyStore) {}
+
+  /** The caller of `header`; a key never seen before is looked up, and a malformed one refused before. */
+  async identify(header: string | undefined, lookUp: boolean): Promise<Caller | undefined> {
+    const token = bearerToken(header);
+    if (token === undefined || !hasKeyShape(token)) return undefined;
+    const digest = keyDigest(token);
+    const digestText = digest.toString('base64');
+    const known = this.#byDigest.get(digestText);
+    // Its checksum was checked when it was learned: the same key cannot have lost it.
+    if (known && !lookUp && timingSafeEqual(known.keyDigest, digest)) return { principal: known, known: true };
+    if (!known && !hasValidChecksum(token)) return undefined;
+    const principal = await authenticate(digest, this.keys);
+    if (!principal) {
+      this.#byDigest.delete(digestText);
+      return undefined;
+    }
+    if (this.#byDigest.size >= MAX_KNOWN_CALLERS) this.#byDigest.clear();
+    this.#byDigest.set(digestText, principal);
+    return { principal, known: false };
+  }
+
+  /** Whether a known caller's key is still active, by a lookup; one that is not is forgotten. */
+  async confirm(principal: Principal): Promise<boolean> {
+    if (await authenticate(principal.keyDigest, this.keys)) return true;
+    this.forget(principal);
+    return false;
+  }
+
+  forget(principal: Principal): void {
+    this.#byDigest.delete(principal.keyDigest.toString('base64'));
+  }
+}
+
+/** The active key whose digest is `digest`, as the caller it names. */
+export async function authenticate(digest: Buffer, keys: KeyStore): Promise<Principal | undefined> {
   const key = await keys.findActiveKey(digest);
   // The lookup is by digest, so a timing difference there says nothing about the key; the final
   // comparison is still constant-time so no code path compares secrets byte by byte.
   if (!key || key.digest.length !== digest.length || !timingSafeEqual(key.digest, digest)) return undefined;
-  if (checkedDigests.size >= MAX_CHECKED_DIGESTS) checkedDigests.clear();
-  checkedDigests.add(digestText);
-  return { accountId: key.accountId, accountName: key.accountName, keyId: key.keyId };
+  return { accountId: key.accountId, accountName: key.accountName, keyId: key.keyId, keyDigest: key.digest };
 }
 
 /**
- * The authentication stage: the caller of a request, or its 401. A failed guess counts against the
- * address before it is answered (a 429 once the address is past its quota); a key in the URL is in logs
- * and histories already, so it is neither looked up (the answer tells nothing about it) nor counted.
+ * The authentication stage: the caller of a request, or its 401. `lookUp`: the key is looked up even when
+ * known, for an operation whose store call does not check it. A failed guess counts against the address
+ * (keyRefused); a key in the URL is in logs and histories already, so it is neither looked up (the answer
+ * tells nothing about it) nor counted.
  */
 export async function authenticateRequest(
   request: FastifyRequest,
-  keys: KeyStore,
+  callers: KnownCallers,
   quotas: RequestQuotas,
-): Promise<{ principal: Principal } | { refusal: ErrorAnswer<401> | ErrorAnswer<429> }> {
+  lookUp: boolean,
+): Promise<Caller | { refusal: ErrorAnswer<401> | ErrorAnswer<429> }> {
   if (sendsKeyInUrl(request.query)) return { refusal: KEY_IN_URL };
-  const principal = await authenticate(singleHeader(request.raw.rawHeaders, 'authorization'), keys);
-  if (principal) return { principal };
-  // A failure past the address's quota is answered as the address's next request would be.
-  const overQuota = await quotas.authenticationFailed(request.ip);
-  return { refusal: overQuota ?? MISSING_KEY };
+  const caller = await callers.identify(singleHeader(request.raw.rawHeaders, 'authorization'), lookUp);
+  return caller ?? { refusal: await keyRefused(request, quotas) };
+}
+
+/**
+ * The answer to a key that is not active, found so before the operation or by it: the failure counts
+ * against the address before it is answered, and past the address's quota it is a 429, as the address's
+ * next request would be.
+ */
+export async function keyRefused(request: FastifyRequest, quotas: RequestQuotas): Promise<ErrorAnswer<401> | ErrorAnswer<429>> {
+  return (await quotas.authenticationFailed(request.ip)) ?? KEY_REQUIRED;
 }
 
 /** RFC 6750 §2.3 lets a bearer token travel as `access_token` in the query; this API does not. */
@@ -58,9 +103,4 @@ function sendsKeyInUrl(query: unknown): boolean {
   return Object.hasOwn(query as object, 'access_token');
 }
 
-const MISSING_KEY = unauthorized('A valid API key is required');
 const KEY_IN_URL = unauthorized('Send the API key in the Authorization header, not in the URL');
-
-function unauthorized(message: string): ErrorAnswer<401> {
-  return apiError('unauthorized', message, { 'WWW-Authenticate': WWW_AUTHENTICATE });
-}

@@ -10,7 +10,7 @@ import type { Answer } from '../contract/answer.js';
 import { type ApiVersion, type Contract, operationsOf } from '../contract/document.js';
 import { apiError } from '../contract/errorBody.js';
 import { configureAjv } from '../contract/formats.js';
-import type { AnyOperationId, Input } from '../contract/types.js';
+import type { AnyOperationId, Input, OperationId } from '../contract/types.js';
 import type { Dependencies, Handlers } from '../operations/handler.js';
 import { supportsConditionalGet } from './conditional.js';
 import { invalidRequest, type Validation } from './validation.js';
@@ -28,6 +28,8 @@ export interface Operation {
   headerParameters: string[];
   /** Whether it answers If-None-Match (conditional.ts). */
   conditional: boolean;
+  /** Whether its store call checks the caller's key itself (operations/handler.ts, KeyCheckedByStore). */
+  keyCheckedByStore: boolean;
   validate(request: ApiRequest): Promise<Validation>;
   /** Its version's handler, given the input its contract checked. */
   handler(input: Input<never>, dependencies: Dependencies): Answer | Promise<Answer>;
@@ -43,6 +45,7 @@ export function operationTable<V extends ApiVersion>(
   version: V,
   contract: Contract,
   handlers: Handlers<V>,
+  keyCheckedByStore: ReadonlySet<OperationId<V>>,
 ): OperationTable {
   let loading: Promise<Validators> | undefined;
   const loaded = () => (loading ??= loadValidators(contract));
@@ -61,6 +64,7 @@ export function operationTable<V extends ApiVersion>(
       deprecation: policies.get(operationId),
       headerParameters: parameters.filter(({ in: where }) => where === 'header').map(({ name }) => name),
       conditional: supportsConditionalGet(definition),
+      keyCheckedByStore: keyCheckedByStore.has(id as OperationId<V>),
       validate: async (request) => (await loaded()).validate(operationId, request),
       handler: handlers[operationId as keyof Handlers<V>] as unknown as Operation['handler'],
     };

@@ -1,10 +1,11 @@
 // DELETE /store/orders/{orderId}, in v1 and v2: a pending order is cancelled; a shipped one is left alone.
 
 import { apiError } from '../contract/errorBody.js';
+import { KEY_REQUIRED } from '../contract/unauthorized.js';
 import type { SharedHandler } from './handler.js';
 
-export const cancelOrder: SharedHandler<'cancelOrder'> = async ({ path: { orderId }, pathText }, { store }) => {
-  switch (await store.cancelOrder(orderId)) {
+export const cancelOrder: SharedHandler<'cancelOrder'> = async ({ path: { orderId }, pathText }, { store, principal }) => {
+  switch (await store.cancelOrder(orderId, principal)) {
     case 'cancelled':
       return { status: 204 };
     case 'shipped':
@@ -13,5 +14,7 @@ export const cancelOrder: SharedHandler<'cancelOrder'> = async ({ path: { orderI
       );
     case 'missing':
       return apiError('order_not_found', `No order ${pathText.orderId}`);
+    case 'unauthorized':
+      return KEY_REQUIRED;
   }
 };

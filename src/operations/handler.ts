@@ -35,3 +35,10 @@ export type Handlers<V extends ApiVersion = 'v1'> = { [Op in OperationId<V>]: Ha
 
 /** Every version's handlers. */
 export type HandlersByVersion = { [V in ApiVersion]: Handlers<V> };
+
+/**
+ * The operations of each version whose handler answers only after its one store call made for the caller,
+ * which checks the caller's key itself (UNAUTHORIZED): they run on a key seen before without its lookup
+ * first (http/auth.ts). Any other operation's key is looked up before it runs.
+ */
+export type KeyCheckedByStore = { [V in ApiVersion]: ReadonlySet<OperationId<V>> };

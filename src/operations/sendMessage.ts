@@ -3,24 +3,25 @@
 import { createHash } from 'node:crypto';
 import { randomBase62 } from '../base62.js';
 import { apiError } from '../contract/errorBody.js';
+import { KEY_REQUIRED } from '../contract/unauthorized.js';
 import type { OperationAnswer } from '../contract/types.js';
 import type { SharedHandler } from './handler.js';
-import type { Message } from '../store/store.js';
+import { type Message, UNAUTHORIZED } from '../store/store.js';
 
 export const sendMessage: SharedHandler<'sendMessage'> = async ({ body, headers }, { store, principal, now }) => {
   const message = {
     id: newMessageId(),
-    accountId: principal.accountId,
     message: body.message,
     createdAt: now().toISOString(),
   };
   const idempotencyKey = headers?.['Idempotency-Key'];
-  if (idempotencyKey === undefined) return { status: 202, body: await store.enqueueMessage(message) };
+  if (idempotencyKey === undefined) {
+    const queued = await store.enqueueMessage(message, principal);
+    return queued === UNAUTHORIZED ? KEY_REQUIRED : { status: 202, body: queued };
+  }
 
-  const stored = await store.enqueueMessageOnce(message, {
-    key: unquoted(idempotencyKey),
-    fingerprint: fingerprintOf(body),
-  });
+  const idempotency = { key: unquoted(idempotencyKey), fingerprint: fingerprintOf(body) };
+  const stored = await store.enqueueMessageOnce(message, idempotency, principal);
   switch (stored.outcome) {
     case 'queued':
       return { status: 202, body: stored.message };
@@ -38,6 +39,8 @@ export const sendMessage: SharedHandler<'sendMessage'> = async ({ body, headers 
       return apiError('idempotency_key_in_use',
         'A request with this Idempotency-Key is still being processed; retry shortly',
       );
+    case 'unauthorized':
+      return KEY_REQUIRED;
   }
 };
 

@@ -25,6 +25,7 @@ import type {
   RevokeOutcome,
   StoredMessage,
   StoredOrder,
+  Unauthorized,
 } from './store.js';
 
 /** A repository answers synchronously or not: compose.ts gives every answer to the seam as a promise. */
@@ -32,16 +33,24 @@ export type Awaitable<T> = T | Promise<T>;
 
 /**
  * Orders, as store.ts's OrderStore and OrderAdmin and the telemetry's count. Every id given here is a safe
- * integer (compose.ts answers for any other).
+ * integer (compose.ts answers for any other). A `key` given is the API caller's digest: the call checks it
+ * within its own statement or transaction, once every lock is taken, and answers UNAUTHORIZED, having
+ * written nothing, unless it is active.
  */
 export interface OrderRepository {
-  list(): Awaitable<OrderList>;
+  list(key: Buffer): Awaitable<OrderList | Unauthorized>;
   page(query: OrderPageQuery): Awaitable<OrderPage>;
   /**
    * Moves the order to `to` if its status is `from`, committed before it settles, and answers `outcome` of
-   * the status it had (undefined: no such order).
+   * the status it had (undefined: no such order; UNAUTHORIZED: `key` is not active, and nothing moved).
    */
-  move<T>(orderId: number, from: OrderStatus, to: OrderStatus, outcome: (found: OrderStatus | undefined) => T): Awaitable<T>;
+  move<T>(
+    orderId: number,
+    from: OrderStatus,
+    to: OrderStatus,
+    outcome: (found: OrderStatus | Unauthorized | undefined) => T,
+    key?: Buffer,
+  ): Awaitable<T>;
   add(order: NewOrder): Awaitable<StoredOrder>;
   /** All or nothing. */
   addAll(orders: readonly NewOrder[]): Awaitable<number>;
@@ -61,9 +70,10 @@ export interface QueuedAnswer {
   body: string;
 }
 
+/** Messages; `key` as OrderRepository's: the caller's, checked within the write's own transaction. */
 export interface MessageRepository {
   /** Settles, with `queued`, once the message is committed. */
-  enqueue(message: NewMessage, queued: Message): Awaitable<Message>;
+  enqueue(message: NewMessage, queued: Message, key: Buffer): Awaitable<Message | Unauthorized>;
   /**
    * The message and its key, in one transaction, answered `queued`; unless the key was used since
    * `oldestKept` (an ISO 8601 instant): then what it was used for (`in_flight` is compose.ts's to answer).
@@ -73,6 +83,7 @@ export interface MessageRepository {
     idempotency: IdempotencyKey,
     oldestKept: string,
     queued: QueuedAnswer,
+    key: Buffer,
   ): Awaitable<Exclude<IdempotentOutcome, { outcome: 'in_flight' }>>;
   /** Forgets the keys used before `oldestKept`. */
   purgeKeys(oldestKept: string): Awaitable<void>;

@@ -29,9 +29,12 @@ import {
   type OrderStore,
   type PetAdmin,
   type PetStore,
+  type Principal,
   type ShipOutcome,
   type TelemetryAdmin,
   type TelemetryStore,
+  UNAUTHORIZED,
+  type Unauthorized,
 } from './store.js';
 
 /** Runs a repository's call now, with its failures (thrown or rejected) as the store's own. */
@@ -42,8 +45,9 @@ const PURGE_KEYS_EVERY_MS = 60_000;
 
 export function composeStore(repositories: Repositories): AdminStore {
   const guard = guardWith((error) => repositories.storeErrorFor(error));
+  const checked = checkedFirst(repositories.keys);
   return {
-    orders: orderFront(repositories.orders, guard),
+    orders: orderFront(repositories.orders, guard, checked),
     pets: petFront(repositories.pets, guard),
     messages: messageFront(repositories.messages, guard),
     keys: keyFront(repositories.keys, guard),
@@ -74,15 +78,26 @@ function guardWith(storeErrorFor: (error: unknown) => unknown): Guard {
   };
 }
 
+/** A caller's call that no repository call checks the key of: the key is looked up instead. */
+type CheckedFirst = <T>(caller: Principal, work: () => T | Promise<T>) => T | Unauthorized | Promise<T | Unauthorized>;
+
+function checkedFirst(keys: KeyRepository): CheckedFirst {
+  return (caller, work) => {
+    const key = keys.findActiveKey(caller.keyDigest);
+    if (key instanceof Promise) return key.then((active) => (active ? work() : UNAUTHORIZED));
+    return key ? work() : UNAUTHORIZED;
+  };
+}
+
 const MISSING = 'missing' as const;
 
-function orderFront(orders: OrderRepository, guard: Guard): OrderStore & OrderAdmin {
+function orderFront(orders: OrderRepository, guard: Guard, checked: CheckedFirst): OrderStore & OrderAdmin {
   return {
-    listOrders: () => guard(() => orders.list()),
+    listOrders: (caller) => guard(() => orders.list(caller.keyDigest)),
     listOrderPage: (query) => guard(() => orders.page(query)),
-    cancelOrder: (orderId) => {
-      if (!isStoreId(orderId)) return Promise.resolve(MISSING);
-      return guard(() => orders.move(orderId, 'pending', 'cancelled', cancelOutcome));
+    cancelOrder: (orderId, caller) => {
+      if (!isStoreId(orderId)) return guard(() => checked(caller, () => MISSING));
+      return guard(() => orders.move(orderId, 'pending', 'cancelled', cancelOutcome, caller.keyDigest));
     },
     addOrder: (order) => guard(() => orders.add(order)),
     importOrders: (all) => guard(() => orders.addAll(all)),
@@ -95,14 +110,16 @@ function orderFront(orders: OrderRepository, guard: Guard): OrderStore & OrderAd
   };
 }
 
-function cancelOutcome(found: OrderStatus | undefined): CancelOutcome {
+function cancelOutcome(found: OrderStatus | Unauthorized | undefined): CancelOutcome | Unauthorized {
   if (found === 'pending') return 'cancelled';
+  if (found === UNAUTHORIZED) return found;
   return found === 'shipped' ? 'shipped' : MISSING;
 }
 
-function shipOutcome(found: OrderStatus | undefined): ShipOutcome {
+/** The operator's move: no key is checked. */
+function shipOutcome(found: OrderStatus | Unauthorized | undefined): ShipOutcome {
   if (found === 'pending') return 'shipped';
-  return found === undefined ? MISSING : 'not_pending';
+  return found === undefined || found === UNAUTHORIZED ? MISSING : 'not_pending';
 }
 
 function petFront(pets: PetRepository, guard: Guard): PetStore & PetAdmin {
@@ -123,14 +140,15 @@ function messageFront(messages: MessageRepository, guard: Guard): MessageStore &
     guard(() => messages.purgeKeys(oldestKept)).catch(() => undefined);
   };
   return {
-    enqueueMessage: (message) => guard(() => messages.enqueue(message, queuedMessage(message))),
-    enqueueMessageOnce: (message, idempotency) =>
-      keysInFlight.run(message.accountId, idempotency.key, (): Promise<IdempotentOutcome> => {
+    enqueueMessage: (message, caller) =>
+      guard(() => messages.enqueue(message, queuedMessage(message), caller.keyDigest)),
+    enqueueMessageOnce: (message, idempotency, caller) =>
+      keysInFlight.run(caller.accountId, idempotency.key, (): Promise<IdempotentOutcome> => {
         const oldestKept = new Date(Date.parse(message.createdAt) - IDEMPOTENCY_KEY_TTL_MS).toISOString();
         purgeNowAndThen(message.createdAt, oldestKept);
         const queued = queuedMessage(message);
         const answer = { message: queued, body: JSON.stringify(queued) };
-        return guard(() => messages.enqueueOnce(message, idempotency, oldestKept, answer));
+        return guard(() => messages.enqueueOnce(message, idempotency, oldestKept, answer, caller.keyDigest));
       }),
     listMessages: () => guard(() => messages.list()),
   };

@@ -32,14 +32,25 @@ export const isStoreId = (id: number): boolean => Number.isSafeInteger(id);
 export type CancelOutcome = 'cancelled' | 'shipped' | 'missing';
 export type ShipOutcome = 'shipped' | 'not_pending' | 'missing';
 
+/**
+ * A call made for an API caller answers this, having written and read nothing, when the caller's key is not
+ * active as the call runs: the key is checked by the call's own statement or transaction (where a backend
+ * can: otherwise just before it), so no write slips in after a revocation has committed.
+ */
+export const UNAUTHORIZED = 'unauthorized';
+export type Unauthorized = typeof UNAUTHORIZED;
+
+/** Who calls the API: the key's account and id, as an earlier lookup of the key found them. */
 export interface Principal {
   accountId: number;
   /** The account's name, found by the key's own lookup: the request log names the account with it. */
   accountName: string;
   keyId: number;
+  /** The key's digest, which every call made for the caller checks again (UNAUTHORIZED). */
+  keyDigest: Buffer;
 }
 
-export type ActiveKey = Principal & { digest: Buffer };
+export type ActiveKey = Omit<Principal, 'keyDigest'> & { digest: Buffer };
 
 export interface NewOrder {
   petId?: number;
@@ -49,9 +60,9 @@ export interface NewOrder {
   status?: Exclude<OrderStatus, 'cancelled'>;
 }
 
+/** A message to queue, for the account of the caller's key. */
 export interface NewMessage {
   id: string;
-  accountId: number;
   message: string;
   createdAt: string;
 }
@@ -68,7 +79,8 @@ export type IdempotentOutcome =
   /** The key was used before for the same request: its first answer, as sent. */
   | { outcome: 'replayed'; status: number; body: string }
   | { outcome: 'key_reused' }
-  | { outcome: 'in_flight' };
+  | { outcome: 'in_flight' }
+  | { outcome: Unauthorized };
 
 /** How long an idempotency key is remembered. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -146,13 +158,13 @@ export interface OrderPage {
   readonly nextAfterId: number | undefined;
 }
 
-/** Orders as the API sees them. */
+/** Orders as the API sees them; a call for a caller checks the caller's key (UNAUTHORIZED). */
 export interface OrderStore {
-  listOrders(): Promise<OrderList>;
+  listOrders(caller: Principal): Promise<OrderList | Unauthorized>;
   /** Answered from an index, however deep the page, examining a bounded number of orders. */
   listOrderPage(query: OrderPageQuery): Promise<OrderPage>;
   /** Settles once the change is committed. Exactly one of any number of concurrent cancels wins. */
-  cancelOrder(orderId: number): Promise<CancelOutcome>;
+  cancelOrder(orderId: number, caller: Principal): Promise<CancelOutcome | Unauthorized>;
 }
 
 /** What the operator does with orders, beyond the API. */
@@ -174,15 +186,15 @@ export interface PetAdmin {
   addPet(name: string): Promise<Pet>;
 }
 
-/** The message queue and its Idempotency-Keys. */
+/** The message queue and its Idempotency-Keys, each call for a caller whose key it checks (UNAUTHORIZED). */
 export interface MessageStore {
-  /** Settles once the message is committed. */
-  enqueueMessage(message: NewMessage): Promise<Message>;
+  /** Settles once the message is committed, as the caller's account's. */
+  enqueueMessage(message: NewMessage, caller: Principal): Promise<Message | Unauthorized>;
   /**
    * enqueueMessage at most once per key and account within IDEMPOTENCY_KEY_TTL_MS of the message's
    * `createdAt`; a request still being written under the same key is `in_flight`.
    */
-  enqueueMessageOnce(message: NewMessage, idempotency: IdempotencyKey): Promise<IdempotentOutcome>;
+  enqueueMessageOnce(message: NewMessage, idempotency: IdempotencyKey, caller: Principal): Promise<IdempotentOutcome>;
 }
 
 export interface MessageAdmin {

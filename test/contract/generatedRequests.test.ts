@@ -11,6 +11,7 @@ import { expectationProblems } from '../support/fuzz/expectations.js';
 import { type OperationSpec, operations } from '../support/fuzz/operations.js';
 import { closeConnections, send } from '../support/fuzz/rawHttp.js';
 import { type Credentials, type FuzzCase, fuzzCases } from '../support/fuzz/requests.js';
+import { callerFor } from '../support/caller.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 const replay = {
@@ -37,7 +38,7 @@ beforeAll(async () => {
       ...(id % 2 === 0 && { shipDate: new Date(Date.UTC(2026, 11, id, id % 24)).toISOString() }),
     });
     if (id % 3 === 0) await server.store.orders.shipOrder(order.id);
-    if (id % 5 === 0) await server.store.orders.cancelOrder(order.id);
+    if (id % 5 === 0) await server.store.orders.cancelOrder(order.id, await callerFor(server.store));
     if (id <= 10) await server.store.pets.addPet(`pet ${id}`);
   }
 });

@@ -77,9 +77,9 @@ describe('bearer authentication', () => {
   });
 });
 
-describe('authenticate', () => {
-  it('refuses a malformed key without looking anything up', async () => {
-    const { authenticate } = await import('../../src/http/auth.js');
+describe('KnownCallers', () => {
+  it('refuses a malformed key without looking anything up, and a key seen before only when asked to', async () => {
+    const { KnownCallers } = await import('../../src/http/auth.js');
     let lookups = 0;
     const { keys } = t.server.store;
     const countingStore: KeyStore = {
@@ -88,13 +88,20 @@ describe('authenticate', () => {
         return keys.findActiveKey(digest);
       },
     };
+    const callers = new KnownCallers(countingStore);
     const changed = `${t.key.slice(0, -1)}${t.key.endsWith('a') ? 'b' : 'a'}`;
     for (const header of [undefined, '', 'Bearer', 'Bearer sok_short', `Bearer ${changed}`, `Basic ${t.key}`]) {
-      expect(await authenticate(header, countingStore)).toBeUndefined();
+      expect(await callers.identify(header, false)).toBeUndefined();
     }
     expect(lookups).toBe(0);
-    expect(await authenticate(`Bearer ${t.key}`, countingStore)).toMatchObject({ keyId: t.keyId });
+    const first = await callers.identify(`Bearer ${t.key}`, false);
+    expect(first).toMatchObject({ principal: { keyId: t.keyId }, known: false });
     expect(lookups).toBe(1);
+    // Seen before: counted against its quota without a lookup, for the operation's own statement to check.
+    expect(await callers.identify(`Bearer ${t.key}`, false)).toEqual({ principal: first?.principal, known: true });
+    expect(lookups).toBe(1);
+    expect(await callers.identify(`Bearer ${t.key}`, true)).toMatchObject({ known: false });
+    expect(lookups).toBe(2);
   });
 });
 

@@ -6,6 +6,7 @@ import type { ApiVersion } from '../../src/contract/document.js';
 import type { AnyOperationId } from '../../src/contract/types.js';
 import type { Dependencies, HandlersByVersion } from '../../src/operations/handler.js';
 import { handlersByVersion } from '../../src/operations/index.js';
+import { keyDigest } from '../../src/keys.js';
 import { rawRequest } from '../support/http.js';
 import { createKey, startServer, type TestServer } from '../support/server.js';
 
@@ -91,7 +92,7 @@ describe('the one request pipeline', () => {
     for (const [, , method, path, body] of OPERATIONS) {
       await rawRequest(`${server.baseUrl}${path}`, { method, headers: good, ...(body && { body }) });
     }
-    const principal = { accountId: expect.any(Number), accountName: 'acme', keyId };
+    const principal = { accountId: expect.any(Number), accountName: 'acme', keyId, keyDigest: keyDigest(key) };
     expect(calls).toEqual(OPERATIONS.map(([version, operationId]) => ({ version, operationId, principal })));
   });
 });

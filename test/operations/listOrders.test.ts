@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { apiClient, rawRequest } from '../support/http.js';
 import { useServer } from '../support/server.js';
+import { callerFor } from '../support/caller.js';
 
 const t = useServer();
 
@@ -9,7 +10,7 @@ describe('listOrders', () => {
     const first = await t.server.store.orders.addOrder({ petId: 7, quantity: 2, shipDate: '2026-12-01T09:00:00.000Z' });
     const cancelled = await t.server.store.orders.addOrder({ petId: 8, quantity: 1 });
     const shipped = await t.server.store.orders.addOrder({ petId: 9, quantity: 3, status: 'shipped', complete: true });
-    await t.server.store.orders.cancelOrder(cancelled.id);
+    await t.server.store.orders.cancelOrder(cancelled.id, await callerFor(t.server.store));
 
     const { data, response } = await apiClient(t.server.baseUrl, t.key).GET('/store/orders');
 

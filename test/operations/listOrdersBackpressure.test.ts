@@ -4,7 +4,7 @@
 import { connect, type Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { OrderList } from '../../src/store/store.js';
+import { UNAUTHORIZED } from '../../src/store/store.js';
 import { createKey, startServer, type TestServer } from '../support/server.js';
 import { SERVER_BACKEND, storeBackend } from '../support/storeBackends.js';
 
@@ -17,9 +17,9 @@ async function recordingServer(streamOrdersAbove: number): Promise<TestServer> {
   // The server looks the method up on each request, so it finds this one.
   const { orders } = started.store;
   const listOrders = orders.listOrders.bind(orders);
-  orders.listOrders = async () => {
-    const list: OrderList = await listOrders();
-    if (!('rows' in list)) return list;
+  orders.listOrders = async (caller) => {
+    const list = await listOrders(caller);
+    if (list === UNAUTHORIZED || !('rows' in list)) return list;
     return {
       ...list,
       rows: () => {

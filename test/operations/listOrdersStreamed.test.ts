@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { apiClient } from '../support/http.js';
 import { openStore } from '../../src/store/open.js';
 import { createKey, type StartOptions, startServer, type TestServer } from '../support/server.js';
+import { callerFor } from '../support/caller.js';
 
 let servers: TestServer[] = [];
 afterEach(async () => {
@@ -51,7 +52,8 @@ async function addSampleOrders(server: TestServer): Promise<void> {
       };
     }),
   );
-  await Promise.all(Array.from({ length: 500 }, (_, i) => server.store.orders.cancelOrder((i + 1) * 5)));
+  const caller = await callerFor(server.store);
+  await Promise.all(Array.from({ length: 500 }, (_, i) => server.store.orders.cancelOrder((i + 1) * 5, caller)));
 }
 
 describe('listOrders over the streaming threshold', () => {

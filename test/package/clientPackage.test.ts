@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientExample } from '../../scripts/pack-client.mjs';
 import { createKey, startServer } from '../support/server.js';
+import { callerFor } from '../support/caller.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -156,7 +157,7 @@ describe('store-orders-client, installed into an empty folder', () => {
         await server.store.orders.addOrder({ petId: 3, quantity: 1, status: 'shipped' });
         await server.store.orders.addOrder({ petId: 5, quantity: 1 });
         await server.store.orders.addOrder({ petId: 9, quantity: 4 });
-        expect(await server.store.orders.cancelOrder(first.id)).toBe('cancelled');
+        expect(await server.store.orders.cancelOrder(first.id, await callerFor(server.store))).toBe('cancelled');
         const url = server.baseUrl;
         const listed = await run(process.execPath, ['list-orders.js'], app, {
           STORE_ORDERS_URL: url,

@@ -8,6 +8,7 @@ import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { openDatabase, synchronousLevel } from '../../src/store/sqlite/open.js';
 import { openStore } from '../../src/store/open.js';
 import type { AdminStore } from '../../src/store/store.js';
+import { callerFor } from '../support/caller.js';
 
 let folder: string;
 let dbPath: string;
@@ -81,16 +82,11 @@ describe('keys', () => {
 });
 
 describe('group commit', () => {
-  const message = (accountId: number, id: string) => ({
-    id,
-    accountId,
-    message: id,
-    createdAt: '2026-01-01T00:00:00.000Z',
-  });
+  const message = (id: string) => ({ id, message: id, createdAt: '2026-01-01T00:00:00.000Z' });
 
   it('settles concurrent writes only once they are committed, visible to another connection', async () => {
-    const account = await store.keys.createAccount('acme');
-    const writes = Array.from({ length: 200 }, (_, i) => store.messages.enqueueMessage(message(account.id, `msg_${i}`)));
+    const caller = await callerFor(store);
+    const writes = Array.from({ length: 200 }, (_, i) => store.messages.enqueueMessage(message(`msg_${i}`), caller));
     const reader = new Database(dbPath, { readonly: true });
     // Not one of them is on disk before the batch commits.
     expect(reader.prepare('SELECT count(*) FROM messages').pluck().get()).toBe(0);
@@ -100,11 +96,11 @@ describe('group commit', () => {
   });
 
   it('rolls back a failing write alone; the rest of its batch commits', async () => {
-    const account = await store.keys.createAccount('acme');
+    const caller = await callerFor(store);
     const [first, duplicate, third] = await Promise.allSettled([
-      store.messages.enqueueMessage(message(account.id, 'msg_same')),
-      store.messages.enqueueMessage(message(account.id, 'msg_same')),
-      store.messages.enqueueMessage(message(account.id, 'msg_other')),
+      store.messages.enqueueMessage(message('msg_same'), caller),
+      store.messages.enqueueMessage(message('msg_same'), caller),
+      store.messages.enqueueMessage(message('msg_other'), caller),
     ]);
     expect([first.status, duplicate.status, third.status]).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((await store.messages.listMessages()).map(({ id }) => id)).toEqual(['msg_same', 'msg_other']);
@@ -112,7 +108,8 @@ describe('group commit', () => {
 
   it('orders the writes of one batch as they were made: the second cancel of an order is missing', async () => {
     const order = await store.orders.addOrder({ petId: 1, quantity: 1 });
-    const outcomes = await Promise.all([store.orders.cancelOrder(order.id), store.orders.cancelOrder(order.id)]);
+    const caller = await callerFor(store);
+    const outcomes = await Promise.all([store.orders.cancelOrder(order.id, caller), store.orders.cancelOrder(order.id, caller)]);
     expect(outcomes).toEqual(['cancelled', 'missing']);
   });
 });

@@ -3,7 +3,8 @@
 // database of a backend can be made. Each store opened on the database stands for one more process.
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { StoreOptions } from '../../src/store/open.js';
-import type { AdminStore, NewMessage } from '../../src/store/store.js';
+import { type AdminStore, type NewMessage, type OrderList, UNAUTHORIZED } from '../../src/store/store.js';
+import { callerFor } from './caller.js';
 import { type ScratchDatabase, scratchDatabase, STORE_BACKENDS, type StoreBackend } from './storeBackends.js';
 
 export interface StoreFixture {
@@ -56,9 +57,16 @@ export function onEveryBackend(title: string, suite: (t: StoreFixture) => void):
 /** A change made by another process is seen from the next turn of the event loop (SQLite's rule). */
 export const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-export const message = (accountId: number, id: string, createdAt = '2026-01-01T00:00:00.000Z'): NewMessage => ({
+/** A message to send; the account is the caller's, whose key the send takes (test/support/caller.ts). */
+export const message = (id: string, createdAt = '2026-01-01T00:00:00.000Z'): NewMessage => ({
   id,
-  accountId,
   message: `text of ${id}`,
   createdAt,
 });
+
+/** The order list, as a caller with an active key of its own reads it. */
+export async function listOf(store: AdminStore): Promise<OrderList> {
+  const list = await store.orders.listOrders(await callerFor(store));
+  if (list === UNAUTHORIZED) throw new Error('the caller of the test is not authorized');
+  return list;
+}

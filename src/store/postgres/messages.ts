@@ -2,7 +2,7 @@
 import type { Pool } from 'pg';
 import type { MessageRepository, QueuedAnswer } from '../backend.js';
 import { MESSAGE_LISTING } from '../rows.js';
-import type { IdempotencyKey, Message, NewMessage, StoredMessage } from '../store.js';
+import { type IdempotencyKey, type Message, type NewMessage, type StoredMessage, UNAUTHORIZED } from '../store.js';
 
 /** A row of the list as read: the body is its UTF-8 bytes (migration 4). */
 type StoredRow = Omit<StoredMessage, 'message'> & { message: Buffer };
@@ -25,27 +25,33 @@ export class Messages implements MessageRepository {
     this.#writeBudgetMs = writeBudgetMs;
   }
 
-  async enqueue({ id, accountId, message, createdAt }: NewMessage, queued: Message): Promise<Message> {
-    await this.#pool.query(`SELECT enqueue_message($1, $2, $3, $4, $5)`, [
-      accountId,
-      id,
-      utf8(message),
-      createdAt,
-      this.#writeBudgetMs,
-    ]);
-    return queued;
+  /** One statement, which checks the caller's key and takes the account from it (migration 8). */
+  async enqueue({ id, message, createdAt }: NewMessage, queued: Message, key: Buffer) {
+    const { rows } = await this.#pool.query<{ queued: boolean }>(
+      `SELECT enqueue_message_for_key($1, $2, $3, $4, $5) AS queued`,
+      [key, id, utf8(message), createdAt, this.#writeBudgetMs],
+    );
+    return rows[0]?.queued ? queued : UNAUTHORIZED;
   }
 
-  /** enqueue_message_once() claims the key's row first, so a retry on any server waits for this one. */
-  async enqueueOnce(message: NewMessage, { key, fingerprint }: IdempotencyKey, oldestKept: string, queued: QueuedAnswer) {
-    const { id, accountId, createdAt } = message;
-    const { rows } = await this.#pool.query<{ outcome: 'queued' | 'replayed' | 'key_reused'; status: number; body: string }>(
-      `SELECT outcome, status, body FROM enqueue_message_once($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [accountId, key, fingerprint, oldestKept, id, utf8(message.message), createdAt, queued.body, this.#writeBudgetMs],
+  /** enqueue_message_once_for_key() claims the key's row first, so a retry on any server waits for this one. */
+  async enqueueOnce(
+    message: NewMessage,
+    { key, fingerprint }: IdempotencyKey,
+    oldestKept: string,
+    queued: QueuedAnswer,
+    callerKey: Buffer,
+  ) {
+    const { id, createdAt } = message;
+    type Row = { outcome: 'queued' | 'replayed' | 'key_reused' | typeof UNAUTHORIZED; status: number; body: string };
+    const { rows } = await this.#pool.query<Row>(
+      `SELECT outcome, status, body FROM enqueue_message_once_for_key($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [callerKey, key, fingerprint, oldestKept, id, utf8(message.message), createdAt, queued.body, this.#writeBudgetMs],
     );
     const answer = rows[0];
     if (answer?.outcome === 'queued') return { outcome: 'queued', message: queued.message } as const;
     if (answer?.outcome === 'replayed') return { outcome: 'replayed', status: answer.status, body: answer.body } as const;
+    if (answer?.outcome === UNAUTHORIZED) return { outcome: UNAUTHORIZED } as const;
     return { outcome: 'key_reused' } as const;
   }
 

@@ -11,6 +11,7 @@ import { messageBytes } from './schema/4-messageBytes.js';
 import { writeBudgets } from './schema/5-writeBudgets.js';
 import { shipDateRange } from './schema/6-shipDateRange.js';
 import { sharedQuotas } from './schema/7-sharedQuotas.js';
+import { keyCheckedWrites } from './schema/8-keyCheckedWrites.js';
 
 /** In order: migration N is MIGRATIONS[N - 1]. */
 export const MIGRATIONS: readonly string[] = [
@@ -21,6 +22,7 @@ export const MIGRATIONS: readonly string[] = [
   writeBudgets,
   shipDateRange,
   sharedQuotas,
+  keyCheckedWrites,
 ];
 
 /**

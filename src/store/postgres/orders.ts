@@ -4,30 +4,43 @@ import type { OrderRepository } from '../backend.js';
 import { cutPage, type Dialect, listingCondition, orderPageSql, type PageRowBase, type Parameter } from '../orderPages.js';
 import type { OrderRow, StatusRow, StoredOrderRow } from '../rows.js';
 import { NEW_ORDER_COLUMNS, newOrderRow, ORDER_COLUMNS, STORED_ORDER_COLUMNS, toOrder, toOrderWithStatus, toStoredOrder } from '../rows.js';
-import type { NewOrder, OrderFilter, OrderList, OrderPage, OrderPageQuery, OrderStatus, StoredOrder } from '../store.js';
+import {
+  type NewOrder,
+  type OrderFilter,
+  type OrderList,
+  type OrderPage,
+  type OrderPageQuery,
+  type OrderStatus,
+  type StoredOrder,
+  UNAUTHORIZED,
+  type Unauthorized,
+} from '../store.js';
 import type { OrderListReaders } from './orderStream.js';
 
-/** How many commits changed orders, as this statement's snapshot sees them (migration 2). */
+/**
+ * How many commits changed orders, as this statement's snapshot sees them (migration 2), and whether the
+ * caller's key ($1) is active in it (migration 8).
+ */
 const ORDER_CHANGES = `SELECT ((SELECT changes FROM order_changes_base)
-  + (SELECT count(*) FROM order_changes))::text AS changes`;
+  + (SELECT count(*) FROM order_changes))::text AS changes, key_is_active($1) AS active`;
 
 /**
- * The count of order changes, the count of orders shown (up to $1) and, when there are fewer than $1, the
- * orders themselves: one statement, so one snapshot, which the count then names exactly.
+ * The count of order changes, the key's check, the count of orders shown (up to $2) and, when there are
+ * fewer than $2, the orders themselves: one statement, so one snapshot, which the count then names exactly.
  */
 const READ_LIST = `
-  SELECT current.changes, counted.shown, o.*
+  SELECT current.changes, current.active, counted.shown, o.*
   FROM (${ORDER_CHANGES}) current
   CROSS JOIN (
-    SELECT count(*)::integer AS shown FROM (SELECT 1 FROM orders WHERE status <> 'cancelled' LIMIT $1) c
+    SELECT count(*)::integer AS shown FROM (SELECT 1 FROM orders WHERE status <> 'cancelled' LIMIT $2) c
   ) counted
   LEFT JOIN LATERAL (
-    SELECT ${ORDER_COLUMNS} FROM orders WHERE status <> 'cancelled' AND counted.shown < $1
+    SELECT ${ORDER_COLUMNS} FROM orders WHERE status <> 'cancelled' AND counted.shown < $2
   ) o ON true
   ORDER BY o.id`;
 
 /** A row of READ_LIST: an order, or the nulls of an empty or long list. */
-type ListRow = { changes: string; shown: number } & (OrderRow | { id: null });
+type ListRow = { changes: string; active: boolean; shown: number } & (OrderRow | { id: null });
 
 /** The columns of a new order, as json_populate_recordset reads them: typed by the table itself. */
 const NEW_ORDERS = `INSERT INTO orders (${NEW_ORDER_COLUMNS.join(', ')}, created_at, updated_at)
@@ -62,18 +75,20 @@ export class Orders implements OrderRepository {
    * The version is the database's identity and the count of commits that changed orders (migration 2):
    * the same in every server on the database, and it never goes back. The list is read again only after
    * orders changed; the check costs one round trip per list, which is what makes a change on another
-   * server seen by the next request.
+   * server seen by the next request. The caller's key is checked by the same statement.
    */
-  async list(): Promise<OrderList> {
+  async list(key: Buffer): Promise<OrderList | Unauthorized> {
     const last = this.#list;
     if (last) {
-      const { rows } = await this.#pool.query<{ changes: string }>(ORDER_CHANGES);
-      if (rows[0]?.changes === last.changes) return last.list;
+      const { rows } = await this.#pool.query<{ changes: string; active: boolean }>(ORDER_CHANGES, [key]);
+      if (!rows[0]?.active) return UNAUTHORIZED;
+      if (rows[0].changes === last.changes) return last.list;
     }
     const { streamOrdersAbove } = this.#options;
-    const { rows } = await this.#pool.query<ListRow>(READ_LIST, [streamOrdersAbove + 1]);
+    const { rows } = await this.#pool.query<ListRow>(READ_LIST, [key, streamOrdersAbove + 1]);
     const [first] = rows;
     if (!first) throw new Error('the order list query returned no row');
+    if (!first.active) return UNAUTHORIZED;
     const version = `${this.#databaseId}-${first.changes}`;
     let list: OrderList;
     if (first.shown > streamOrdersAbove) {
@@ -98,11 +113,17 @@ export class Orders implements OrderRepository {
     return { orders: orders.map(toOrderWithStatus), nextAfterId };
   }
 
-  /** move_order() locks the row before it reads its status (migration 5). */
-  async move<T>(orderId: number, from: OrderStatus, to: OrderStatus, outcome: (found: OrderStatus | undefined) => T) {
-    const { rows } = await this.#pool.query<{ found: OrderStatus | null }>(
-      `SELECT move_order($1, $2, $3, $4, $5) AS found`,
-      [orderId, from, to, this.#now(), this.#options.writeBudgetMs],
+  /** move_order_for_key() locks the row before it reads its status, then checks the key (migration 8). */
+  async move<T>(
+    orderId: number,
+    from: OrderStatus,
+    to: OrderStatus,
+    outcome: (found: OrderStatus | Unauthorized | undefined) => T,
+    key?: Buffer,
+  ) {
+    const { rows } = await this.#pool.query<{ found: OrderStatus | Unauthorized | null }>(
+      `SELECT move_order_for_key($1, $2, $3, $4, $5, $6) AS found`,
+      [key ?? null, orderId, from, to, this.#now(), this.#options.writeBudgetMs],
     );
     return outcome(rows[0]?.found ?? undefined);
   }

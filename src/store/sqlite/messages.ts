@@ -1,16 +1,19 @@
 // The message queue, and the Idempotency-Key of sendMessage: a retry replays the first answer as sent.
 import type { MessageRepository, QueuedAnswer } from '../backend.js';
 import { MESSAGE_LISTING } from '../rows.js';
-import type { IdempotencyKey, Message, NewMessage, StoredMessage } from '../store.js';
+import { type IdempotencyKey, type Message, type NewMessage, type StoredMessage, UNAUTHORIZED } from '../store.js';
 import type { Connection } from './connection.js';
 
 export class Messages implements MessageRepository {
   readonly #connection: Connection;
+  /** The account of the active key whose digest is given; undefined for any other. */
+  readonly #accountOfKey: (digest: Buffer) => number | undefined;
   readonly #statements;
 
-  constructor(connection: Connection) {
+  constructor(connection: Connection, accountOfKey: (digest: Buffer) => number | undefined) {
     const { db } = connection;
     this.#connection = connection;
+    this.#accountOfKey = accountOfKey;
     this.#statements = {
       insert: db.prepare<[string, number, string, string]>(
         `INSERT INTO messages (id, account_id, body, status, created_at) VALUES (?, ?, ?, 'queued', ?)`,
@@ -34,17 +37,28 @@ export class Messages implements MessageRepository {
     };
   }
 
-  enqueue({ id, accountId, message, createdAt }: NewMessage, queued: Message): Promise<Message> {
+  /** The account is the caller's key's, read within the write's transaction. */
+  enqueue({ id, message, createdAt }: NewMessage, queued: Message, key: Buffer) {
     const { insert } = this.#statements;
     return this.#connection.groupCommit.run(() => {
+      const accountId = this.#accountOfKey(key);
+      if (accountId === undefined) return UNAUTHORIZED;
       insert.run(id, accountId, message, createdAt);
       return queued;
     });
   }
 
-  enqueueOnce(message: NewMessage, { key, fingerprint }: IdempotencyKey, oldestKept: string, queued: QueuedAnswer) {
+  enqueueOnce(
+    message: NewMessage,
+    { key, fingerprint }: IdempotencyKey,
+    oldestKept: string,
+    queued: QueuedAnswer,
+    callerKey: Buffer,
+  ) {
     return this.#connection.groupCommit.run(() => {
-      const { id, accountId, createdAt } = message;
+      const accountId = this.#accountOfKey(callerKey);
+      if (accountId === undefined) return { outcome: UNAUTHORIZED } as const;
+      const { id, createdAt } = message;
       const earlier = this.#statements.earlierAnswer.get(accountId, key);
       if (earlier && earlier.created_at >= oldestKept) {
         if (!earlier.fingerprint.equals(fingerprint)) return { outcome: 'key_reused' } as const;

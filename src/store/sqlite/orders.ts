@@ -4,7 +4,17 @@ import type { OrderRepository } from '../backend.js';
 import { cutPage, type Dialect, listingCondition, orderPageSql, type PageRowBase, type Parameter } from '../orderPages.js';
 import type { OrderRow, StatusRow, StoredOrderRow } from '../rows.js';
 import { NEW_ORDER_COLUMNS, newOrderRow, ORDER_COLUMNS, STORED_ORDER_COLUMNS, toOrder, toOrderWithStatus, toStoredOrder } from '../rows.js';
-import type { NewOrder, OrderFilter, OrderList, OrderPage, OrderPageQuery, OrderStatus, StoredOrder } from '../store.js';
+import {
+  type NewOrder,
+  type OrderFilter,
+  type OrderList,
+  type OrderPage,
+  type OrderPageQuery,
+  type OrderStatus,
+  type StoredOrder,
+  UNAUTHORIZED,
+  type Unauthorized,
+} from '../store.js';
 import type { Connection } from './connection.js';
 import { OrderListReaders } from './orderStream.js';
 
@@ -20,6 +30,7 @@ export interface OrderListOptions {
 
 export class Orders implements OrderRepository {
   readonly #connection: Connection;
+  readonly #isActiveKey: (digest: Buffer) => boolean;
   readonly #statements;
   readonly #listReaders: OrderListReaders;
   /** The version, and the list if it moved, from one snapshot: the version names exactly these orders. */
@@ -28,9 +39,14 @@ export class Orders implements OrderRepository {
   /** The prepared page and listing statements, one per shape of filter (at most a few hundred). */
   readonly #filtered = new Map<string, Statement<unknown[], PageRow & StoredOrderRow>>();
 
-  constructor(connection: Connection, { streamOrdersAbove, maxStreamedLists }: OrderListOptions) {
+  constructor(
+    connection: Connection,
+    isActiveKey: (digest: Buffer) => boolean,
+    { streamOrdersAbove, maxStreamedLists }: OrderListOptions,
+  ) {
     const { db } = connection;
     this.#connection = connection;
+    this.#isActiveKey = isActiveKey;
     this.#listReaders = new OrderListReaders(db.name, maxStreamedLists);
     this.#statements = {
       list: db.prepare<[], OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE status <> 'cancelled' ORDER BY id`),
@@ -72,7 +88,8 @@ export class Orders implements OrderRepository {
    * version did: a message written leaves the list as it was. A list longer than `streamOrdersAbove` is
    * never held in memory: it is streamed from a snapshot instead.
    */
-  list(): OrderList {
+  list(key: Buffer): OrderList | Unauthorized {
+    if (!this.#isActiveKey(key)) return UNAUTHORIZED;
     const stamp = this.#connection.changeStamp();
     if (this.#list?.stamp !== stamp) this.#list = { stamp, list: this.#readList(this.#list?.list) };
     return this.#list.list;
@@ -87,8 +104,15 @@ export class Orders implements OrderRepository {
   }
 
   /** Every move in one turn of the event loop shares one transaction (groupCommit.ts). */
-  move<T>(orderId: number, from: OrderStatus, to: OrderStatus, outcome: (found: OrderStatus | undefined) => T): Promise<T> {
+  move<T>(
+    orderId: number,
+    from: OrderStatus,
+    to: OrderStatus,
+    outcome: (found: OrderStatus | Unauthorized | undefined) => T,
+    key?: Buffer,
+  ): Promise<T> {
     return this.#connection.groupCommit.run(() => {
+      if (key && !this.#isActiveKey(key)) return outcome(UNAUTHORIZED);
       if (this.#statements.move.run(to, this.#connection.now(), orderId, from).changes === 1) return outcome(from);
       return outcome(this.#statements.status.get(orderId)?.status);
     });

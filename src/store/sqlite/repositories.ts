@@ -26,13 +26,16 @@ export function openRepositories(path: string, settings: SqliteSettings, options
   const { create, onMigrated } = options;
   const db = openDatabase(path, { ...settings, create, ...(onMigrated && { onMigrated }) });
   const connection = new Connection(db, options.now, settings.writeWaitMs);
-  const orders = new Orders(connection, options);
+  const keys = new Accounts(connection);
+  // Read from memory unless the file changed: within a write's transaction, no other process can change it.
+  const accountOfKey = (digest: Buffer) => keys.findActiveKey(digest)?.accountId;
+  const orders = new Orders(connection, (digest) => accountOfKey(digest) !== undefined, options);
   const ping = db.prepare<[], { ok: number }>(`SELECT 1 AS ok`);
   return {
     orders,
     pets: new Pets(connection),
-    messages: new Messages(connection),
-    keys: new Accounts(connection),
+    messages: new Messages(connection, accountOfKey),
+    keys,
     deprecatedCalls: new DeprecatedCallLog(db),
     storeErrorFor,
     isReady: () => ping.get()?.ok === 1,

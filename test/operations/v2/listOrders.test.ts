@@ -6,6 +6,7 @@ import { EXAMINED_PER_PAGE } from '../../../src/store/orderPages.js';
 import type { NewOrder } from '../../../src/store/store.js';
 import { apiClientV2, rawRequest } from '../../support/http.js';
 import { useServer } from '../../support/server.js';
+import { callerFor } from '../../support/caller.js';
 
 type Order = components['schemas']['Order'];
 type Query = { limit?: number; cursor?: string; status?: Order['status'][]; petId?: number; complete?: boolean;
@@ -43,7 +44,7 @@ async function addOrders(count: number, order: (i: number) => NewOrder = () => (
 describe('v2 listOrders: pages', () => {
   it('lists pending and shipped orders with their status, in id order, 100 to a page by default', async () => {
     const ids = await addOrders(150, (i) => ({ petId: i + 1, quantity: 1, status: i % 3 === 0 ? 'shipped' : 'pending' }));
-    await t.server.store.orders.cancelOrder(ids[1] as number);
+    await t.server.store.orders.cancelOrder(ids[1] as number, await callerFor(t.server.store));
 
     const first = await list();
     expect(first.data).toHaveLength(100);
@@ -99,7 +100,7 @@ describe('v2 listOrders: pages', () => {
 describe('v2 listOrders: filters', () => {
   it('lists cancelled orders only when asked for, alone or with other statuses', async () => {
     const ids = await addOrders(4, (i) => ({ petId: 1, quantity: 1, status: i === 3 ? 'shipped' : 'pending' }));
-    await t.server.store.orders.cancelOrder(ids[0] as number);
+    await t.server.store.orders.cancelOrder(ids[0] as number, await callerFor(t.server.store));
     const statuses = async (query: Query) => (await walk(query)).map(({ id, status }) => [id, status]);
     expect(await statuses({})).toEqual([[ids[1], 'pending'], [ids[2], 'pending'], [ids[3], 'shipped']]);
     expect(await statuses({ status: ['cancelled'] })).toEqual([[ids[0], 'cancelled']]);
@@ -255,7 +256,7 @@ describe('v2 listOrders: a walk while others write', () => {
       for (const id of [ids[page * 17 + 3], ids[299 - page]]) {
         if (id === undefined) continue;
         touched.add(id);
-        await store.cancelOrder(id);
+        await store.cancelOrder(id, await callerFor(t.server.store));
       }
       const toShip = ids[(page * 31) % 300] as number;
       touched.add(toShip);

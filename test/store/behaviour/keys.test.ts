@@ -2,9 +2,45 @@
 // revoked by one process refused by every other from its next lookup.
 import { describe, expect, it } from 'vitest';
 import { displayPrefix, generateKey, keyDigest } from '../../../src/keys.js';
-import { nextTurn, onEveryBackend } from '../../support/storeSuite.js';
+import { newCaller } from '../../support/caller.js';
+import { message, nextTurn, onEveryBackend } from '../../support/storeSuite.js';
 
 onEveryBackend('the $kind store', (t) => {
+  describe("an API caller's key, checked by each call made for the caller", () => {
+    it('a key revoked by another process: every call answers unauthorized, and nothing is listed, moved or written', async () => {
+      const order = await t.store.orders.addOrder({ petId: 1, quantity: 1 });
+      const caller = await newCaller(t.store, 'acme');
+      expect(await (await t.another()).keys.revokeKeyById(caller.keyId)).toBe('revoked');
+      await nextTurn();
+      const idempotency = { key: 'k1', fingerprint: Buffer.from('k1') };
+      expect({
+        list: await t.store.orders.listOrders(caller),
+        cancel: await t.store.orders.cancelOrder(order.id, caller),
+        cancelNoSuchOrder: await t.store.orders.cancelOrder(999, caller),
+        cancelBeyondIds: await t.store.orders.cancelOrder(2 ** 60, caller),
+        send: await t.store.messages.enqueueMessage(message('msg_1'), caller),
+        sendOnce: await t.store.messages.enqueueMessageOnce(message('msg_2'), idempotency, caller),
+      }).toStrictEqual({
+        list: 'unauthorized',
+        cancel: 'unauthorized',
+        cancelNoSuchOrder: 'unauthorized',
+        cancelBeyondIds: 'unauthorized',
+        send: 'unauthorized',
+        sendOnce: { outcome: 'unauthorized' },
+      });
+      expect((await t.store.orders.findOrder(order.id))?.status).toBe('pending');
+      expect(await t.store.messages.listMessages()).toEqual([]);
+      expect(await t.scratch.rows('SELECT key FROM idempotency_keys')).toEqual([]);
+    });
+
+    it("queues a message as the key's account's, whoever else the caller says it is", async () => {
+      const acme = await newCaller(t.store, 'acme');
+      const globex = await newCaller(t.store, 'globex');
+      await t.store.messages.enqueueMessage(message('msg_1'), { ...globex, keyDigest: acme.keyDigest });
+      expect((await t.store.messages.listMessages()).map(({ account }) => account)).toEqual(['acme']);
+    });
+  });
+
   describe('keys', () => {
     it('finds an active key by digest, and not once it is revoked', async () => {
       const account = await t.store.keys.createAccount('acme');

@@ -2,6 +2,7 @@
 // refused for another request, forgotten after a day and purged, in one process as across processes.
 import { describe, expect, it } from 'vitest';
 import type { AdminStore } from '../../../src/store/store.js';
+import { newCaller } from '../../support/caller.js';
 import { message, onEveryBackend } from '../../support/storeSuite.js';
 
 onEveryBackend('the $kind store', (t) => {
@@ -11,14 +12,14 @@ onEveryBackend('the $kind store', (t) => {
 
   describe('messages', () => {
     it('are stored with their account and listed in arrival order, and counted while queued', async () => {
-      const account = await t.store.keys.createAccount('acme');
-      expect(await t.store.messages.enqueueMessage(message(account.id, 'msg_a'))).toStrictEqual({
+      const acme = await newCaller(t.store, 'acme');
+      expect(await t.store.messages.enqueueMessage(message('msg_a'), acme)).toStrictEqual({
         id: 'msg_a',
         message: 'text of msg_a',
         status: 'queued',
         createdAt: '2026-01-01T00:00:00.000Z',
       });
-      await t.store.messages.enqueueMessage(message(account.id, 'msg_b', '2026-01-01T00:00:01.000Z'));
+      await t.store.messages.enqueueMessage(message('msg_b', '2026-01-01T00:00:01.000Z'), acme);
       // As JSON text: the CLI prints these records, so their field order is part of what it shows.
       const listed = (id: string, createdAt: string) => ({
         id,
@@ -34,38 +35,36 @@ onEveryBackend('the $kind store', (t) => {
     });
 
     it('with an Idempotency-Key: queued once, replayed as first answered, refused for another request, new after a day', async () => {
-      const account = await t.store.keys.createAccount('acme');
+      const acme = await newCaller(t.store, 'acme');
       const idempotency = { key: 'k1', fingerprint: Buffer.from('request a') };
-      const first = await t.store.messages.enqueueMessageOnce(message(account.id, 'msg_1'), idempotency);
+      const first = await t.store.messages.enqueueMessageOnce(message('msg_1'), idempotency, acme);
       expect(first).toStrictEqual({ outcome: 'queued', message: expect.objectContaining({ id: 'msg_1' }) });
       const firstMessage = first.outcome === 'queued' ? first.message : undefined;
-      expect(await t.store.messages.enqueueMessageOnce(message(account.id, 'msg_2'), idempotency)).toStrictEqual({
+      expect(await t.store.messages.enqueueMessageOnce(message('msg_2'), idempotency, acme)).toStrictEqual({
         outcome: 'replayed',
         status: 202,
         body: JSON.stringify(firstMessage),
       });
       expect(
-        await t.store.messages.enqueueMessageOnce(message(account.id, 'msg_3'), {
-          key: 'k1',
-          fingerprint: Buffer.from('request b'),
-        }),
+        await t.store.messages.enqueueMessageOnce(
+          message('msg_3'),
+          { key: 'k1', fingerprint: Buffer.from('request b') },
+          acme,
+        ),
       ).toStrictEqual({ outcome: 'key_reused' });
       // Another account's key of the same name is its own.
-      const other = await t.store.keys.createAccount('globex');
-      expect((await t.store.messages.enqueueMessageOnce(message(other.id, 'msg_4'), idempotency)).outcome).toBe('queued');
+      const globex = await newCaller(t.store, 'globex');
+      expect((await t.store.messages.enqueueMessageOnce(message('msg_4'), idempotency, globex)).outcome).toBe('queued');
       // A day and a millisecond later, the key is forgotten.
-      const later = await t.store.messages.enqueueMessageOnce(
-        message(account.id, 'msg_5', '2026-01-02T00:00:00.001Z'),
-        idempotency,
-      );
+      const later = await t.store.messages.enqueueMessageOnce(message('msg_5', '2026-01-02T00:00:00.001Z'), idempotency, acme);
       expect(later.outcome).toBe('queued');
       expect((await t.store.messages.listMessages()).map(({ id }) => id)).toEqual(['msg_1', 'msg_4', 'msg_5']);
     });
 
     it('forgets the Idempotency-Keys of more than a day ago beside a later send, at most once a minute', async () => {
-      const account = await t.store.keys.createAccount('acme');
+      const acme = await newCaller(t.store, 'acme');
       const send = (key: string, createdAt: string) =>
-        t.store.messages.enqueueMessageOnce(message(account.id, `msg_${key}`, createdAt), { key, fingerprint: Buffer.from(key) });
+        t.store.messages.enqueueMessageOnce(message(`msg_${key}`, createdAt), { key, fingerprint: Buffer.from(key) }, acme);
       /** The keys the database holds, once they are `expected`: the purge runs beside the send, not in it. */
       const keysBecome = async (expected: string[]) => {
         let keys = await storedKeys();
@@ -89,12 +88,12 @@ onEveryBackend('the $kind store', (t) => {
 
   describe('across processes', () => {
     it('100 sends racing with one Idempotency-Key from four processes: one message; the rest replay it or are in flight', async () => {
-      const account = await t.store.keys.createAccount('acme');
+      const acme = await newCaller(t.store, 'acme');
       const processes = [t.store, await t.another(), await t.another(), await t.another()];
       const idempotency = { key: 'retry-1', fingerprint: Buffer.from('the same request') };
       const outcomes = await Promise.all(
         Array.from({ length: 100 }, (_, i) =>
-          (processes[i % 4] as AdminStore).messages.enqueueMessageOnce(message(account.id, `msg_${i}`), idempotency),
+          (processes[i % 4] as AdminStore).messages.enqueueMessageOnce(message(`msg_${i}`), idempotency, acme),
         ),
       );
       const queued = outcomes.filter((outcome) => outcome.outcome === 'queued');

@@ -5,6 +5,7 @@ import { EXAMINED_PER_PAGE, orderPageSql } from '../../../src/store/orderPages.j
 import type { OrderFilter, OrderPageQuery } from '../../../src/store/store.js';
 import type { Statement } from '../../support/storeBackends.js';
 import { nextTurn, onEveryBackend } from '../../support/storeSuite.js';
+import { callerFor } from '../../support/caller.js';
 
 const OPEN: OrderFilter = { statuses: ['pending', 'shipped'] };
 const EVERY: OrderFilter = { statuses: ['pending', 'shipped', 'cancelled'] };
@@ -24,7 +25,7 @@ onEveryBackend('the $kind store', (t) => {
         { petId: 3, quantity: 1, shipDate: '2026-02-01T00:00:00.000Z', complete: true },
         { petId: 1, quantity: 1, shipDate: '2026-02-15T00:00:00.000Z', complete: false },
       ]);
-      expect(await t.store.orders.cancelOrder(3)).toBe('cancelled');
+      expect(await t.store.orders.cancelOrder(3, await callerFor(t.store))).toBe('cancelled');
     }
 
     /** The page query of `query` as the backend writes it, with its parameters' values. */
@@ -110,7 +111,7 @@ onEveryBackend('the $kind store', (t) => {
           [afterId - 1, 'cancel'],
         ] as const) {
           if (id > 30 || id < 1) continue;
-          const outcome = change === 'cancel' ? await other.orders.cancelOrder(id) : await other.orders.shipOrder(id);
+          const outcome = change === 'cancel' ? await other.orders.cancelOrder(id, await callerFor(other)) : await other.orders.shipOrder(id);
           if (outcome === 'cancelled') changed.add(id);
         }
         if (page < 5) added.push((await other.orders.addOrder({ petId: 1, quantity: 1 })).id);

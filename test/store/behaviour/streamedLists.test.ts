@@ -2,7 +2,8 @@
 // it, and at most as many at once as allowed.
 import type { Readable } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { nextTurn, onEveryBackend } from '../../support/storeSuite.js';
+import { listOf, nextTurn, onEveryBackend } from '../../support/storeSuite.js';
+import { callerFor } from '../../support/caller.js';
 
 async function readAll(stream: Readable): Promise<string[]> {
   const texts: string[] = [];
@@ -20,12 +21,12 @@ onEveryBackend('the $kind store', (t) => {
     });
 
     it('is streamed from one snapshot: every order as JSON text, in id order, whatever is written meanwhile', async () => {
-      const list = await t.store.orders.listOrders();
+      const list = await listOf(t.store);
       if (!('rows' in list)) throw new Error('expected a streamed list');
       const batches = (list.rows() as Readable)[Symbol.asyncIterator]();
       const texts = (await batches.next()).value as string[];
       // Written after the stream began: not in it.
-      await t.store.orders.cancelOrder(LONG);
+      await t.store.orders.cancelOrder(LONG, await callerFor(t.store));
       await t.store.orders.addOrder({ petId: 1, quantity: 1 });
       for (let next = await batches.next(); !next.done; next = await batches.next()) texts.push(...(next.value as string[]));
       expect(texts[0]).toBe('{"id":1,"petId":1,"quantity":1,"complete":false}');
@@ -38,7 +39,7 @@ onEveryBackend('the $kind store', (t) => {
       // 300,000 orders, about 14 MB of JSON: more than the socket buffers between the database and us hold.
       const MORE = 270_000;
       await t.store.orders.importOrders(Array.from({ length: MORE }, () => ({ petId: 1, quantity: 1 })));
-      const list = await t.store.orders.listOrders();
+      const list = await listOf(t.store);
       if (!('rows' in list)) throw new Error('expected a streamed list');
       const stream = list.rows() as Readable;
       stream.pause();
@@ -58,7 +59,7 @@ onEveryBackend('the $kind store', (t) => {
     });
 
     it('streams as many lists at once as allowed, and one more once one is given back', async () => {
-      const list = await t.store.orders.listOrders();
+      const list = await listOf(t.store);
       if (!('rows' in list)) throw new Error('expected a streamed list');
       const first = list.rows() as Readable;
       const second = list.rows() as Readable;

@@ -2,12 +2,13 @@
 // deprecated calls per account, and readiness.
 import { describe, expect, it } from 'vitest';
 import { onEveryBackend } from '../../support/storeSuite.js';
+import { callerFor } from '../../support/caller.js';
 
 onEveryBackend('the $kind store', (t) => {
   describe('telemetry', () => {
     it('counts orders by status', async () => {
       await t.store.orders.importOrders([{ petId: 1 }, { petId: 2 }, { petId: 3, status: 'shipped' }]);
-      await t.store.orders.cancelOrder(1);
+      await t.store.orders.cancelOrder(1, await callerFor(t.store));
       expect(await t.store.telemetry.countOrdersByStatus()).toStrictEqual({ pending: 1, shipped: 1, cancelled: 1 });
     });
 
