@@ -17,6 +17,8 @@ const onPostgres = [
   'test/http/rateLimits.test.ts',
   'test/http/routing.test.ts',
   'test/postgres/**/*.test.ts',
+  // WORKERS=2 on PostgreSQL: the workers answer, a killed one is replaced, a signal stops them all.
+  'test/workers.test.ts',
 ];
 const prism = process.env.CONTRACT_PROXY === 'prism';
 // The Prism pass (`npm run test:prism`) runs again the files that send requests through the contract

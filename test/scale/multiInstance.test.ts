@@ -1,24 +1,34 @@
-// Three server processes on one database, clients spread over them: every promise the API makes holds
-// across them, on every backend. The rate limits alone are counted per process where separate servers on
-// one database do not share the count (a SQLite file), as the contract says.
+// Server processes on one database, clients spread over them: every promise the API makes holds across
+// them, on every backend, whether the service is three servers or two servers of two workers each
+// (WORKERS=2, whose primary hands each connection to the next worker). The rate limits alone are counted per
+// server where separate servers on one database do not share the count (a SQLite file), as the contract
+// says.
 import { setTimeout } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AdminStore } from '../../src/store/store.js';
-import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { runCli, type ServerProcess, spawnServer, untilLogged } from '../support/processes.js';
 import { type ScratchDatabase, scratchDatabase, STORE_BACKENDS } from '../support/storeBackends.js';
 
-describe.each(STORE_BACKENDS)('three servers on one $kind database', (backend) => {
+/** How the service's processes are laid out. */
+const SHAPES = [
+  { name: 'three servers', count: 3, workers: 1 },
+  { name: 'two servers of two workers each', count: 2, workers: 2 },
+];
+const SERVICES = STORE_BACKENDS.flatMap((backend) => SHAPES.map((shape) => ({ ...shape, backend, kind: backend.kind })));
+
+describe.each(SERVICES)('$name on one $kind database', ({ backend, count, workers }) => {
   let database: ScratchDatabase;
   let servers: ServerProcess[] = [];
   let key: string;
 
-  async function startThree(env: NodeJS.ProcessEnv = {}) {
-    servers = await Promise.all(
-      [0, 1, 2].map(() => spawnServer({ DATABASE_URL: database.url, LOG_LEVEL: 'warn', ...env }, { init: false })),
-    );
+  /** The servers, once every worker of each listens (each says so in its log at info). */
+  async function startServers(env: NodeJS.ProcessEnv = {}) {
+    const settings = { DATABASE_URL: database.url, LOG_LEVEL: 'info', WORKERS: String(workers), ...env };
+    servers = await Promise.all(Array.from({ length: count }, () => spawnServer(settings, { init: false })));
+    await Promise.all(servers.map((server) => untilLogged(server, new RegExp(`(Server listening at[^]*){${workers}}`))));
   }
 
-  /** Request number `i` goes to server `i` mod 3. */
+  /** Request number `i` goes to server `i` mod the number of servers. */
   const call = (i: number, path: string, init: RequestInit = {}, bearer = key) =>
     fetch(`${servers[i % servers.length]?.baseUrl}/v1${path}`, {
       ...init,
@@ -51,7 +61,7 @@ describe.each(STORE_BACKENDS)('three servers on one $kind database', (backend) =
   });
 
   it('40 concurrent cancels of one order: exactly one 204, the rest 404 (a cancelled order is gone)', async () => {
-    await startThree();
+    await startServers();
     const order = await withStore((store) => store.orders.addOrder({ petId: 1, quantity: 1 }));
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) => call(i, `/store/orders/${order.id}`, { method: 'DELETE' })),
@@ -62,7 +72,7 @@ describe.each(STORE_BACKENDS)('three servers on one $kind database', (backend) =
   });
 
   it('100 concurrent sends with one Idempotency-Key: one message; every other answer replays it or is 409 in flight', async () => {
-    await startThree();
+    await startServers();
     const answers = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
         call(i, '/messages', {
@@ -82,16 +92,19 @@ describe.each(STORE_BACKENDS)('three servers on one $kind database', (backend) =
   });
 
   it('a key revoked with the CLI is refused by every server from its very next request', async () => {
-    await startThree();
-    for (const i of [0, 1, 2]) expect((await call(i, '/store/orders')).status).toBe(200);
+    await startServers();
+    // Four at once to each server: connections of their own, which reach each of its workers.
+    const everyProcess = async () =>
+      (await Promise.all(Array.from({ length: 4 * count }, (_, i) => call(i, '/store/orders')))).map(({ status }) => status);
+    expect(await everyProcess()).toEqual(Array(4 * count).fill(200));
     expect((await runCli(['keys', 'revoke', key], { DATABASE_URL: database.url })).code).toBe(0);
-    for (const i of [0, 1, 2]) expect((await call(i, '/store/orders')).status).toBe(401);
+    expect(await everyProcess()).toEqual(Array(4 * count).fill(401));
   });
 
   it("an order cancelled on one server is gone from every server's next list; the ETags agree, short list and long", async () => {
-    await startThree();
+    await startServers();
     const etags = async () => {
-      const lists = await Promise.all([0, 1, 2].map((i) => call(i, '/store/orders')));
+      const lists = await Promise.all(Array.from({ length: 2 * count }, (_, i) => call(i, '/store/orders')));
       const bodies = await Promise.all(lists.map((list) => list.text()));
       return { etags: lists.map((list) => list.headers.get('etag')), bodies };
     };
@@ -110,12 +123,13 @@ describe.each(STORE_BACKENDS)('three servers on one $kind database', (backend) =
   });
 
   // Servers on PostgreSQL share the count (test/scale/sharedQuotas.test.ts), and so do the workers of one
-  // server on SQLite; separate servers on one SQLite file do not, as docs/operating.md says.
-  // Defined only where servers do not share it: a skipped test would fail CI's run, which must skip nothing.
-  const unshared = backend.sharedQuotas ? () => {} : it;
+  // server on SQLite; separate servers on one SQLite file do not, as docs/operating.md says. Defined only for
+  // separate single-process servers that do not share it (sharedQuotas.test.ts counts across workers): a
+  // skipped test would fail CI's run, which must skip nothing.
+  const unshared = backend.sharedQuotas || workers > 1 ? () => {} : it;
   unshared('counts the rate limit per server where servers do not share the count: a key gets its quota from each of them', async () => {
     const windowMs = 10_000;
-    await startThree({ RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: String(windowMs / 1000) });
+    await startServers({ RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: String(windowMs / 1000) });
     // The windows are fixed on the clock, the same for the three servers. Requests after the end of a
     // window count in the next one, so a run that crosses an end can only be taken again in the window after.
     const untilNextWindow = () => setTimeout(windowMs - (Date.now() % windowMs) + 50);
