@@ -18,7 +18,7 @@ export function keyChecker(db) {
   };
   // Looked up every time, as the project's first request of a key is.
   const callers = new KnownCallers(keys);
-  return (authorization) => callers.identify(authorization, true);
+  return async (authorization) => (await callers.identify(authorization, true))?.principal;
 }
 
 /** The active keys' digests in a SQLite file, read once at start for `digestChecker`. */

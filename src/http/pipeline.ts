@@ -12,6 +12,7 @@ import { refuseAfterSunset } from '../contract/deprecation.js';
 import type { StoreParts } from '../operations/handler.js';
 import { answerToFailure } from '../serving/commonAnswers.js';
 import { send } from '../serving/reply.js';
+import type { Principal } from '../store/store.js';
 import { authenticateRequest, type Caller, keyRefused, type KnownCallers } from './auth.js';
 import { operationBody } from './body.js';
 import { conditionalGet } from './conditional.js';
@@ -77,9 +78,10 @@ async function checkInputThenRun(
   { principal, known }: Caller,
 ): Promise<Answer> {
   const { callers, parts, quotas, now } = dependencies;
-  const refused = async (refusal: Answer) =>
-    known && !(await callers.confirm(principal)) ? refuseKey(request, dependencies, carried, operation) : refusal;
   const usage = await quotas.countKey(principal.keyId);
+  const counted = usage.refusal === undefined;
+  const refused = async (refusal: Answer) =>
+    known && !(await callers.confirm(principal)) ? refuseKey(request, dependencies, carried, operation, counted && principal) : refusal;
   // From here on, every answer to the key tells where its quota stands.
   if (usage.headers) carried.headers = carried.headers ? { ...carried.headers, ...usage.headers } : usage.headers;
   if (usage.refusal) return refused(usage.refusal);
@@ -98,13 +100,24 @@ async function checkInputThenRun(
   if (answer.status === 401) {
     // The operation's own: its store call found the key no longer active.
     callers.forget(principal);
-    return refuseKey(request, dependencies, carried, operation);
+    return refuseKey(request, dependencies, carried, operation, counted && principal);
   }
   return operation.conditional ? conditionalGet(answer, request.headers['if-none-match']) : answer;
 }
 
-/** A key found not active after authentication: answered as authentication would have, with no quota fields. */
-function refuseKey(request: FastifyRequest, { quotas }: PipelineDependencies, carried: Carried, operation: Operation) {
+/**
+ * A key found not active after authentication: answered as authentication would have, with no quota
+ * fields, and the request uncounted from the key (`counted`, unless its quota refused it), as
+ * authentication would have left it.
+ */
+function refuseKey(
+  request: FastifyRequest,
+  { quotas }: PipelineDependencies,
+  carried: Carried,
+  operation: Operation,
+  counted: Principal | false,
+) {
+  if (counted) quotas.uncountKey(counted.keyId);
   request.principal = undefined;
   carried.headers = operation.deprecation?.headers;
   return keyRefused(request, quotas);

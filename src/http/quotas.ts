@@ -59,6 +59,11 @@ export class RequestQuotas {
     const state = this.#perKey.take(String(keyId));
     return state instanceof Promise ? state.then(keyUsage) : keyUsage(state);
   }
+
+  /** Uncounts a request countKey admitted whose key turned out not to be active: it was never the key's. */
+  uncountKey(keyId: number): void {
+    if (this.#perKey.enabled) this.#perKey.giveBack(String(keyId));
+  }
 }
 
 function keyUsage({ allowed, headers }: { allowed: boolean; headers: Record<string, string> }): KeyUsage {

@@ -79,6 +79,16 @@ export class SharedQuota {
   }
 
   /**
+   * Returns a unit `take` admitted in this window to this process's units, for its next request: the shared
+   * count keeps it, so no more are admitted than it counts. A unit of a window past is gone with it.
+   */
+  giveBack(subject: string): void {
+    if (this.#windowOf(this.nowMs()) !== this.#windowStart) return;
+    const standing = this.#standings.get(subject);
+    if (standing) standing.units++;
+  }
+
+  /**
    * Whether `subject` is refused already, counting nothing: its fields are filled in only if it is. One
    * that has spent its units waits for the lease then being taken, which tells whether the window is spent.
    */

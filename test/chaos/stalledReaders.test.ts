@@ -93,7 +93,7 @@ function rssMiB(): number {
  * passive checkpoint, which waits for nobody, can then not copy the whole write-ahead log back.
  */
 async function snapshotPinned(): Promise<boolean> {
-  await sendMessages(1, 10);
+  await sendMessages(1, 'mmmmmmmmmm');
   const other = new Database(dbPath);
   try {
     const [result] = other.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
@@ -185,17 +185,18 @@ const cutOffs = () =>
 /**
  * Enough writes to grow the write-ahead log past JOURNAL_SIZE_LIMIT_BYTES behind a held snapshot: 24 MB in
  * few requests, so that they are done well within HTTP_IDLE_TIMEOUT_MS even on a machine busy with other
- * work (3,000 smaller ones once took longer there, and the reader was cut off before the log was measured).
+ * work (3,000 of 8 KB once took longer there, and the reader was cut off before the log was measured). A
+ * message is at most 10,000 characters: these take 4 bytes each in UTF-8.
  */
-const GROW_THE_LOG = { count: 300, size: 80_000 };
+const GROW_THE_LOG = { count: 600, text: '\u{1F4E6}'.repeat(10_000) };
 
-async function sendMessages(count: number, size: number): Promise<void> {
+async function sendMessages(count: number, text: string): Promise<void> {
   let next = 0;
   const workers = Math.min(count, 16);
   const worker = async () => {
     while (next < count) {
       next++;
-      const answer = await oneShot('POST', '/v1/messages', { message: 'm'.repeat(size) });
+      const answer = await oneShot('POST', '/v1/messages', { message: text });
       expect(answer.status).toBe(202);
     }
   };
@@ -310,7 +311,7 @@ describe('clients that stop reading a long list, with default settings', () => {
       await until(snapshotPinned, 30_000, 'the list holds its snapshot');
 
       // Writes go on meanwhile; the log cannot be reset behind the held snapshot, so it grows.
-      await sendMessages(GROW_THE_LOG.count, GROW_THE_LOG.size);
+      await sendMessages(GROW_THE_LOG.count, GROW_THE_LOG.text);
       const walPath = `${dbPath}-wal`;
       expect(statSync(walPath).size).toBeGreaterThan(JOURNAL_SIZE_LIMIT_BYTES);
       expect(await snapshotPinned()).toBe(true);
@@ -325,7 +326,7 @@ describe('clients that stop reading a long list, with default settings', () => {
       await until(async () => !(await snapshotPinned()), 30_000, 'the snapshot is freed');
 
       // The next write after a complete checkpoint starts the log over, and cuts the file back.
-      await sendMessages(1, 10);
+      await sendMessages(1, 'mmmmmmmmmm');
       expect(statSync(walPath).size).toBeLessThanOrEqual(JOURNAL_SIZE_LIMIT_BYTES);
       writeReport('stalled-reader-cut-off', { cutOffAfterMs, idleTimeoutMs: IDLE_MS });
       client.destroy();
@@ -339,7 +340,7 @@ describe('clients that stop reading a long list, with default settings', () => {
       const warnedBefore = cutOffs().length;
       const client = await stalledListClient({ requests: 2 });
       await until(snapshotPinned, 30_000, 'the lists hold their snapshots');
-      await sendMessages(GROW_THE_LOG.count, GROW_THE_LOG.size);
+      await sendMessages(GROW_THE_LOG.count, GROW_THE_LOG.text);
       const walPath = `${dbPath}-wal`;
       expect(statSync(walPath).size).toBeGreaterThan(JOURNAL_SIZE_LIMIT_BYTES);
 
@@ -349,7 +350,7 @@ describe('clients that stop reading a long list, with default settings', () => {
       await until(async () => !(await snapshotPinned()), 30_000, 'neither list holds a snapshot');
       // Only the answer being sent has a timer; the one waiting behind it ends with the connection.
       expect(cutOffs()).toHaveLength(warnedBefore + 1);
-      await sendMessages(1, 10);
+      await sendMessages(1, 'mmmmmmmmmm');
       expect(statSync(walPath).size).toBeLessThanOrEqual(JOURNAL_SIZE_LIMIT_BYTES);
       client.destroy();
     },

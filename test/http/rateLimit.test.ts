@@ -79,6 +79,21 @@ describe('SharedQuota, in one process', () => {
     expect(shared.leases).toBeLessThan(100);
   });
 
+  it('takes back a unit given back, for the next request: the limit still holds, and RateLimit tells it', async () => {
+    const { quota, clock } = quotaOf(3);
+    expect((await take(quota)).headers.RateLimit).toBe('"per-key";r=2;t=60');
+    quota.giveBack('k');
+    const after = [];
+    for (let i = 0; i < 4; i++) after.push(await take(quota));
+    expect(after.map(({ allowed }) => allowed)).toEqual([true, true, true, false]);
+    expect(after[0]?.headers.RateLimit).toBe('"per-key";r=2;t=60');
+    // A unit of a window past is gone with it.
+    quota.giveBack('k');
+    clock.now += 60_000;
+    quota.giveBack('k');
+    expect((await take(quota)).headers.RateLimit).toBe('"per-key";r=2;t=60');
+  });
+
   it('counts each subject apart', async () => {
     const { quota } = quotaOf(1);
     expect((await take(quota, '1')).allowed).toBe(true);
