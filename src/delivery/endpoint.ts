@@ -21,6 +21,13 @@ export const ANSWER_BYTES_READ = 4 * 1024;
 
 const USER_AGENT = `store-orders/${VERSION}`;
 
+/**
+ * A kept-alive connection idle this long is closed: well before a receiver closes it itself (Node's servers
+ * after 5 s, most others later), since an attempt sent on a connection the receiver is closing fails as if
+ * the receiver had dropped it, and would be tried again later, out of its account's order.
+ */
+const IDLE_CONNECTION_MS = 1_000;
+
 export class EndpointClient {
   readonly #url: URL;
   readonly #key: Buffer;
@@ -34,7 +41,7 @@ export class EndpointClient {
     this.#key = key;
     this.#timeoutMs = timeoutMs;
     const secure = url.protocol === 'https:';
-    this.#agent = new (secure ? https : http).Agent({ keepAlive: true, maxSockets: connections });
+    this.#agent = new (secure ? https : http).Agent({ keepAlive: true, maxSockets: connections, timeout: IDLE_CONNECTION_MS });
     this.#request = secure ? https.request : http.request;
   }
 

@@ -124,6 +124,15 @@ describe('an attempt', () => {
     expect(closedByTheClient).toBe(true);
   });
 
+  it('closes a kept-alive connection left idle, long before the receiver would close it itself', async () => {
+    const { url, server } = await receiver((_, response) => response.writeHead(200).end());
+    server.keepAliveTimeout = 600_000;
+    const closed = new Promise<void>((resolve) => server.on('connection', (socket) => socket.on('close', () => resolve())));
+    expect((await clientFor(url).post('msg_1', body, new Date())).delivered).toBe(true);
+    // The receiver keeps it for ten minutes: only the client's idle limit closes it before the test's time-out.
+    await closed;
+  });
+
   it('sends the next attempt on the kept-alive connection of the last', async () => {
     const { url, server } = await receiver((_, response) => response.writeHead(200).end('ok'));
     let connections = 0;

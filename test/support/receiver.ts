@@ -25,8 +25,11 @@ export interface Delivery {
   attempt: number;
 }
 
-/** How the receiver answers a delivery: a status, or `drop` (the connection is destroyed unanswered), or `silent`. */
-export type Answer = number | 'drop' | 'silent';
+/**
+ * How the receiver answers a delivery: a status, at once or after `afterMs`; `drop` (the connection is
+ * destroyed unanswered); or `silent`.
+ */
+export type Answer = number | { status: number; afterMs: number } | 'drop' | 'silent';
 
 export interface Receiver {
   url: string;
@@ -95,7 +98,8 @@ function take(
   receiver.deliveries.push(delivery);
   const answer = receiver.answer(delivery);
   if (answer === 'drop') request.socket.destroy();
-  else if (answer !== 'silent') response.writeHead(answer).end();
+  else if (typeof answer === 'number') response.writeHead(answer).end();
+  else if (answer !== 'silent') setTimeout(() => response.writeHead(answer.status).end(), answer.afterMs);
 }
 
 async function closeServer(server: Server): Promise<void> {
