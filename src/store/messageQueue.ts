@@ -24,28 +24,44 @@ export const SETTLED_STATUSES = ['delivered', 'failed'] as const satisfies reado
  */
 export const EXAMINED_PER_CLAIM = 1_000;
 
+/** What the backends' claim differs in: how a parameter is written, and how a read names its index. */
+export interface QueueDialect {
+  parameter: Parameter;
+  /**
+   * The words after a table that make a read use `index`: SQLite's planner, which has no statistics here,
+   * would read the new and the due messages through queued_messages, every queued one, the waiting retries
+   * included; PostgreSQL's picks the partial indexes by itself.
+   */
+  indexedBy: (index: string) => string;
+}
+
 /**
  * The claim: the due messages in arrival order whose account has no earlier message held by a claim, up
  * to `limit`, leased to `owner` (each claim counts an attempt), with what their delivery needs. The due
  * ones are read from two partial indexes, never the whole queue: the new (never claimed, or released) by
- * `seq`, and the others by `due_at`; the account's held messages from a third. The conditions are repeated
- * on the UPDATE itself, so that PostgreSQL checks them again on a row that changed while it waited for it.
- * The order of the rows it returns is the caller's to set (by `seq`).
+ * `seq` (fresh_messages), and the others by `due_at` (due_messages); the account's held messages from a
+ * third (leased_messages). The conditions are repeated on the UPDATE itself, so that PostgreSQL checks them
+ * again on a row that changed while it waited for it. The order of the rows it returns is the caller's to
+ * set (by `seq`).
  */
-export function claimSql({ owner, now, leaseUntil, limit }: MessageClaim, examined: number, parameter: Parameter): string {
+export function claimSql({ owner, now, leaseUntil, limit }: MessageClaim, examined: number, dialect: QueueDialect): string {
+  const { parameter, indexedBy } = dialect;
   // Written left to right: SQLite numbers its parameters in the order of the text.
   const set = `lease_owner = ${parameter(owner)}, due_at = ${parameter(leaseUntil)}, attempts = attempts + 1`;
-  const fresh = `SELECT seq FROM messages WHERE status = 'queued' AND due_at IS NULL ORDER BY seq LIMIT ${parameter(examined)}`;
-  const due = `SELECT seq FROM messages WHERE status = 'queued' AND due_at IS NOT NULL AND due_at <= ${parameter(now)}
+  const fresh = `SELECT seq, account_id FROM messages ${indexedBy('fresh_messages')}
+    WHERE status = 'queued' AND due_at IS NULL ORDER BY seq LIMIT ${parameter(examined)}`;
+  const due = `SELECT seq, account_id FROM messages ${indexedBy('due_messages')}
+    WHERE status = 'queued' AND due_at IS NOT NULL AND due_at <= ${parameter(now)}
     ORDER BY due_at LIMIT ${parameter(examined)}`;
-  const heldBefore = `SELECT 1 FROM messages e WHERE e.account_id = m.account_id AND e.status = 'queued'
-    AND e.lease_owner IS NOT NULL AND e.seq < m.seq AND e.due_at > ${parameter(now)}`;
+  const heldBefore = `SELECT 1 FROM messages e WHERE e.account_id = c.account_id AND e.status = 'queued'
+    AND e.lease_owner IS NOT NULL AND e.seq < c.seq AND e.due_at > ${parameter(now)}`;
+  // The candidates carry their account: joined back to the table by seq, PostgreSQL would merge them with
+  // the whole primary key from its first row, every delivered message kept included.
   return `UPDATE messages SET ${set}
   WHERE seq IN (
-    SELECT m.seq FROM (SELECT seq FROM (${fresh}) AS fresh UNION ALL SELECT seq FROM (${due}) AS due) AS candidate
-    JOIN messages m ON m.seq = candidate.seq
+    SELECT c.seq FROM (SELECT * FROM (${fresh}) AS fresh UNION ALL SELECT * FROM (${due}) AS due) AS c
     WHERE NOT EXISTS (${heldBefore})
-    ORDER BY m.seq LIMIT ${parameter(limit)}
+    ORDER BY c.seq LIMIT ${parameter(limit)}
   ) AND status = 'queued' AND (due_at IS NULL OR due_at <= ${parameter(now)})
   RETURNING seq, id, (SELECT a.name FROM accounts a WHERE a.id = messages.account_id) AS account, body AS message,
     created_at, attempts, last_error`;

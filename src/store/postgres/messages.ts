@@ -122,7 +122,7 @@ export class Messages implements MessageRepository {
    */
   async claim(claim: MessageClaim, examined: number) {
     const values: unknown[] = [];
-    const sql = claimSql(claim, examined, parameterInto(values));
+    const sql = claimSql(claim, examined, { parameter: parameterInto(values), indexedBy: () => '' });
     const client = await this.#pool.connect();
     let failure: unknown;
     try {

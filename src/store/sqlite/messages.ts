@@ -146,7 +146,8 @@ export class Messages implements MessageRepository {
 
   claim(claim: MessageClaim, examined: number) {
     const values: unknown[] = [];
-    const statement = this.#shape(claimSql(claim, examined, parameterInto(values)));
+    const dialect = { parameter: parameterInto(values), indexedBy: (index: string) => `INDEXED BY ${index}` };
+    const statement = this.#shape(claimSql(claim, examined, dialect));
     return this.#connection.groupCommit.run(() => toClaimedMessages(statement.all(...values) as ClaimedRow[]));
   }
 
