@@ -58,7 +58,8 @@ export class Dispatcher {
   readonly #slots = new Slots(CONCURRENT_ATTEMPTS);
   readonly #runs = new Set<Promise<void>>();
   #held = 0;
-  #claiming = false;
+  /** The claims under way, if any: one at a time. */
+  #claiming: Promise<void> | undefined;
   #again = false;
   #stopped = false;
   #claimFailing = false;
@@ -81,20 +82,29 @@ export class Dispatcher {
   wake(): void {
     if (this.#stopped) return;
     if (this.#claiming) this.#again = true;
-    else void this.#claimWhileDue();
+    else {
+      this.#claiming = this.#claimWhileDue().finally(() => {
+        this.#claiming = undefined;
+        // Woken after the claims' last look and before this: look again.
+        if (this.#again) this.wake();
+      });
+    }
   }
 
-  /** No more claims; the runs under way end (each attempt in flight by its time-out), the rest released. */
+  /**
+   * No more claims; the claim under way ends, and its runs and those under way end too (each attempt in
+   * flight by its time-out), releasing the messages they had not tried yet.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#poll);
     clearTimeout(this.#retry?.timer);
+    await this.#claiming;
     while (this.#runs.size > 0) await Promise.all(this.#runs);
     await this.#settler.drained();
   }
 
   async #claimWhileDue(): Promise<void> {
-    this.#claiming = true;
     try {
       do {
         this.#again = false;
@@ -102,11 +112,10 @@ export class Dispatcher {
       } while (this.#again && !this.#stopped);
       this.#claimFailing = false;
     } catch (error) {
-      // Said once, until a claim works again: the poll keeps trying meanwhile.
+      // Said once, until a claim works again: the poll tries again, not the wakes meanwhile.
+      this.#again = false;
       if (!this.#claimFailing) this.#options.log.error({ err: error }, 'could not claim messages to deliver; trying again');
       this.#claimFailing = true;
-    } finally {
-      this.#claiming = false;
     }
   }
 
@@ -164,7 +173,7 @@ export class Dispatcher {
     const { client, policy, observer, log, random, now } = this.#options;
     const givenUp = givenUpBeforeSending(message, now(), policy);
     if (givenUp) {
-      log.warn({ messageId: message.id, attempt: message.attempt, failed: true }, 'message delivery given up');
+      log.warn({ messageId: message.id, attempt: message.attempt, failed: true }, 'message delivery given up: no attempt is left');
       return givenUp;
     }
     const attempt = await client.post(message.id, payloadOf(message), now());
