@@ -128,9 +128,10 @@ export interface paths {
         put?: never;
         /**
          * Send a message
-         * @description Accepts a message and queues it for delivery. The message is stored
-         *     durably before `202` is sent; `status: queued` means accepted and queued,
-         *     not yet delivered.
+         * @description Accepts a message and queues it for delivery to the operator's endpoint
+         *     (see Delivery). The message is stored durably before `202` is sent;
+         *     `status: queued` means accepted and queued, not yet delivered.
+         *     `getMessage` tells whether it was delivered since.
          *
          *     This is the quickstart call and is in beta: its response may gain fields.
          *     Its servers are the document's, in the same order, so a tool that sends
@@ -138,6 +139,31 @@ export interface paths {
          *     others; the quickstart address of the specification is listed last.
          */
         post: operations["sendMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/{messageId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a message and its delivery status
+         * @description Answers a message this key's account sent, with where its delivery
+         *     stands (see Delivery): `queued` while it waits to be delivered or to be
+         *     tried again, then `delivered` or `failed`; `updatedAt` is when that
+         *     status was last set. A message another account sent is `404`, as an
+         *     unknown one is, and so is a delivered or failed message once the
+         *     operator's retention time has passed.
+         */
+        get: operations["getMessage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -216,6 +242,7 @@ export interface components {
          *     | `invalid_cursor` | 400 | listOrders' `cursor` is not one the server made |
          *     | `cursor_mismatch` | 400 | listOrders' `cursor` was made for other filters than the request's |
          *     | `order_not_found` | 404 | no order with this id, or it was cancelled |
+         *     | `message_not_found` | 404 | this account sent no message with this id, or it is past the retention time |
          *     | `not_found` | 404 | no such path |
          *     | `method_not_allowed` | 405 | the path exists but not with this method (see `Allow`) |
          *     | `order_already_shipped` | 409 | the order has shipped and cannot be cancelled |
@@ -275,7 +302,7 @@ export interface components {
              */
             message: string;
             /**
-             * @description Processing status. `queued` means the message was accepted and stored, and only queued.
+             * @description Processing status. `queued` means the message was accepted and stored, and queued for delivery; `getMessage` tells where it stands since.
              * @example queued
              * @enum {string}
              */
@@ -286,6 +313,38 @@ export interface components {
              * @example 2026-11-23T10:15:30.123Z
              */
             createdAt: string;
+        };
+        /**
+         * @description `queued` until the operator's endpoint accepts the message (`delivered`) or every attempt allowed has failed (`failed`). The operator may put a failed message back in the queue.
+         * @example delivered
+         * @enum {string}
+         */
+        MessageStatus: "queued" | "delivered" | "failed";
+        /** @description A message as it stands now, with its delivery status (see Delivery). */
+        MessageWithStatus: {
+            /**
+             * @description Unique message identifier, also the `webhook-id` of its delivery.
+             * @example msg_4fQ7bW1kZr2Xc9dPq0sLmN
+             */
+            id: string;
+            /**
+             * @description The message as sent.
+             * @example Hello from the quickstart
+             */
+            message: string;
+            status: components["schemas"]["MessageStatus"];
+            /**
+             * Format: date-time
+             * @description When the server accepted the message.
+             * @example 2026-11-23T10:15:30.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When `status` was last set; `createdAt` until then.
+             * @example 2026-11-23T10:15:30.141Z
+             */
+            updatedAt: string;
         };
     };
     responses: {
@@ -760,6 +819,67 @@ export interface operations {
                      *       "code": "idempotency_key_reused",
                      *       "message": "This Idempotency-Key was used with a different request body",
                      *       "status": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `id` that `sendMessage` answered.
+                 * @example msg_4fQ7bW1kZr2Xc9dPq0sLmN
+                 */
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message and its delivery status. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_4fQ7bW1kZr2Xc9dPq0sLmN",
+                     *       "message": "Hello from the quickstart",
+                     *       "status": "delivered",
+                     *       "createdAt": "2026-11-23T10:15:30.123Z",
+                     *       "updatedAt": "2026-11-23T10:15:30.141Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageWithStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description This account sent no message with this id, or it is past the retention time. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "message_not_found",
+                     *       "message": "No message msg_4fQ7bW1kZr2Xc9dPq0sLmN",
+                     *       "status": 404
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -10,6 +10,9 @@ import {
   type RateLimits,
 } from './config.js';
 import { API_VERSIONS, type Contracts } from './contract/document.js';
+import { startDelivery, tellingQueued } from './delivery/delivery.js';
+import type { DeliveryObserver } from './delivery/dispatcher.js';
+import type { DeliverySettings } from './delivery/settings.js';
 import { registerDocs } from './docs/routes.js';
 import { answersBeforeRouting } from './http/beforeRouting.js';
 import { limitConnections } from './http/connections.js';
@@ -57,6 +60,8 @@ export interface AppOptions extends Partial<ListenerOptions> {
    * (http/quotaCount.ts); this process's memory when absent.
    */
   quotaCount?: QuotaStore;
+  /** Messages are delivered (and deleted past their retention) by this process; not at all when absent. */
+  delivery?: DeliverySettings;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -104,6 +109,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const quotaCount = store.quotas ?? options.quotaCount ?? new MemoryQuotaCount();
   const quotas = new RequestQuotas(options.rateLimits ?? DEFAULT_RATE_LIMITS, quotaCount, options.now);
   const callers = new KnownCallers(store.keys);
-  registerOperations(app, apis, { callers, parts: storePartsOf(store), quotas, now });
+  const parts = storePartsOf(deliveredBy(app, store, options.delivery, metrics.delivery));
+  registerOperations(app, apis, { callers, parts, quotas, now });
   return app;
+}
+
+/** The store whose queued messages this app's delivery is told of, once started; `store` without one. */
+function deliveredBy(app: FastifyInstance, store: Store, settings: DeliverySettings | undefined, observer: DeliveryObserver): Store {
+  if (settings === undefined) return store;
+  const delivery = startDelivery(store, settings, app.log, observer);
+  app.addHook('onClose', () => delivery.close());
+  return { ...store, messages: tellingQueued(store.messages, delivery.queued) };
 }

@@ -7,6 +7,7 @@ import { buildApp } from './app.js';
 import { primaryQuotaCount } from './http/quotaCount.js';
 import type { Config } from './config.js';
 import { loadContracts } from './contract/document.js';
+import { deliveryAnnouncement } from './delivery/settings.js';
 import { exitWith, loadConfigOrExit, type ServerConfig } from './exit.js';
 import { describeDatabase } from './store/backends.js';
 import type { MigrationListener, SchemaMigration } from './store/migrations.js';
@@ -32,6 +33,7 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
     metrics: config.metrics,
     deprecatedCallsFlushMs: config.deprecatedCallsFlushMs,
     corsOrigins: config.corsOrigins,
+    delivery: config.delivery,
     metricsAcrossWorkers: cluster.isWorker,
     // Workers share their request quotas through the primary where the store keeps no count.
     ...(cluster.isWorker && !store.quotas && { quotaCount: primaryQuotaCount() }),
@@ -43,6 +45,11 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
   const settings = store.describe();
   app.log.info({ database: describeDatabase(config.store.location), ...settings }, 'database opened');
   if (settings.writable === false) app.log.warn('the database is read-only: reads are served, writes answer 503');
+  // Once for the service: the workers' primary says it for all of them.
+  if (!cluster.isWorker) {
+    const { fields, message } = deliveryAnnouncement(config.delivery);
+    app.log.info(fields, message);
+  }
 
   const stop = stopOnSignal(app, store, config.stopTimeoutMs);
   // Node passes a signal's listener its number as a second argument: `stop` must not take it for `from`.

@@ -6,8 +6,8 @@
 // default) is that single server in this process, with no primary.
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
-import type { Config } from './config.js';
-import { loadConfigOrExit } from './exit.js';
+import { deliveryAnnouncement } from './delivery/settings.js';
+import { loadConfigOrExit, type ServerConfig } from './exit.js';
 import { MemoryQuotaCount } from './http/quotaCount.js';
 import { MetricsGathering } from './telemetry/gathering.js';
 import { type PrimaryLog, primaryLog } from './telemetry/primaryLog.js';
@@ -42,13 +42,15 @@ export async function runServers(env: NodeJS.ProcessEnv = process.env): Promise<
 const exitText = (code: number | null, signal: string | null) =>
   signal ? `signal ${signal}` : `exit status ${code}`;
 
-function supervise(config: Config, env: NodeJS.ProcessEnv): void {
+function supervise(config: ServerConfig, env: NodeJS.ProcessEnv): void {
   // Structured clone rather than JSON: a metric's value may be NaN, which JSON would turn into null.
   cluster.setupPrimary({ exec: WORKER_ENTRY, args: [], serialization: 'advanced' });
   const supervisor = new Supervisor(config, env, primaryLog(config));
   cluster.on('exit', (worker, code, signal) => supervisor.exited(worker, code, signal));
   for (const name of STOP_SIGNALS) process.on(name, (signal) => supervisor.stop(signal));
   supervisor.log.info('starting the workers', { workers: config.workers });
+  const { fields, message } = deliveryAnnouncement(config.delivery);
+  supervisor.log.info(message, fields);
   supervisor.start(1);
 }
 
@@ -67,7 +69,7 @@ class Supervisor {
   #failed = false;
 
   constructor(
-    readonly config: Config,
+    readonly config: ServerConfig,
     readonly env: NodeJS.ProcessEnv,
     readonly log: PrimaryLog,
   ) {}

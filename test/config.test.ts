@@ -172,6 +172,12 @@ const NUMERIC_RANGES: [variable: string, refused: string, range: string][] = [
   ['WORKERS', '1025', 'from 1 to 1024'],
   ['DATABASE_POOL_SIZE', '1001', 'from 1 to 1000'],
   ['DATABASE_QUERY_TIMEOUT_MS', '99', 'from 100 to 600000'],
+  ['MESSAGE_WEBHOOK_TIMEOUT_MS', '99', 'from 100 to 600000'],
+  ['MESSAGE_DELIVERY_ATTEMPTS', '1001', 'from 1 to 1000'],
+  ['MESSAGE_DELIVERY_MAX_AGE_SECONDS', '0', 'from 1 to 999999999'],
+  ['MESSAGE_DELIVERY_RETRY_MS', '0', 'from 1 to 999999999'],
+  ['MESSAGE_DELIVERY_MAX_RETRY_MS', '1000000000', 'from 1 to 999999999'],
+  ['MESSAGE_RETENTION_DAYS', '36501', 'from 1 to 36500'],
 ];
 
 describe('the numeric settings', () => {

@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   not_found: 404,
   order_not_found: 404,
+  message_not_found: 404,
   pet_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

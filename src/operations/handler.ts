@@ -9,11 +9,13 @@ export interface StoreParts extends Record<AnyOperationId, unknown> {
   listOrders: OrderStore;
   cancelOrder: OrderStore;
   sendMessage: MessageStore;
+  getMessage: MessageStore;
   getPetById: PetStore;
 }
 
 export function storePartsOf(store: Store): StoreParts {
-  return { listOrders: store.orders, cancelOrder: store.orders, sendMessage: store.messages, getPetById: store.pets };
+  const { orders, messages, pets } = store;
+  return { listOrders: orders, cancelOrder: orders, sendMessage: messages, getMessage: messages, getPetById: pets };
 }
 
 export interface Dependencies<Op extends AnyOperationId = AnyOperationId> {

@@ -8,12 +8,17 @@ import type {
   Account,
   ActiveKey,
   BackupOutcome,
+  ClaimedMessage,
   DeprecatedCallListing,
   DeprecatedCalls,
   IdempotencyKey,
   IdempotentOutcome,
   KeyListing,
   Message,
+  MessageClaim,
+  MessageFilter,
+  MessageStatus,
+  MessageWithStatus,
   NewMessage,
   NewOrder,
   OrderFilter,
@@ -22,7 +27,9 @@ import type {
   OrderPageQuery,
   OrderStatus,
   Pet,
+  RetryOutcome,
   RevokeOutcome,
+  Settlement,
   StoredMessage,
   StoredOrder,
   Unauthorized,
@@ -87,8 +94,19 @@ export interface MessageRepository {
   ): Awaitable<Exclude<IdempotentOutcome, { outcome: 'in_flight' }>>;
   /** Forgets the keys used before `oldestKept`. */
   purgeKeys(oldestKept: string): Awaitable<void>;
-  list(): Awaitable<StoredMessage[]>;
+  /** The message `messageId` if the account `accountId` sent it. */
+  find(messageId: string, accountId: number): Awaitable<MessageWithStatus | undefined>;
+  list(filter: MessageFilter): Awaitable<StoredMessage[]>;
+  /** A failed message queued again now, due at once, its attempts counted from 0. */
+  retry(messageId: string): Awaitable<RetryOutcome>;
+  /** As DeliveryStore's claimMessages, at most `examined` messages of each kind looked at (messageQueue.ts). */
+  claim(claim: MessageClaim, examined: number): Awaitable<ClaimedMessage[]>;
+  settle(owner: string, settlements: readonly Settlement[]): Awaitable<void>;
+  /** Deletes up to `limit` messages of `status` whose status was set before `before`; answers how many. */
+  deleteSettled(status: Exclude<MessageStatus, 'queued'>, before: string, limit: number): Awaitable<number>;
   countQueued(): Awaitable<number>;
+  countByStatus(): Awaitable<Record<MessageStatus, number>>;
+  oldestQueuedAt(): Awaitable<string | undefined>;
 }
 
 export interface KeyRepository {

@@ -12,10 +12,12 @@ import type {
   Repositories,
 } from './backend.js';
 import { KeysInFlight } from './keysInFlight.js';
+import { EXAMINED_PER_CLAIM, SETTLED_STATUSES } from './messageQueue.js';
 import type { QuotaStore } from './quotas.js';
 import {
   type AdminStore,
   type CancelOutcome,
+  type DeliveryStore,
   IDEMPOTENCY_KEY_TTL_MS,
   type IdempotentOutcome,
   isStoreId,
@@ -52,6 +54,7 @@ export function composeStore(repositories: Repositories): AdminStore {
     messages: messageFront(repositories.messages, guard),
     keys: keyFront(repositories.keys, guard),
     telemetry: telemetryFront(repositories, guard),
+    delivery: deliveryFront(repositories.messages, guard),
     ...(repositories.quotas && { quotas: quotaFront(repositories.quotas, guard) }),
     isReady: () => guard(() => repositories.isReady()),
     close: () => guard(() => repositories.close()),
@@ -150,7 +153,24 @@ function messageFront(messages: MessageRepository, guard: Guard): MessageStore &
         const answer = { message: queued, body: JSON.stringify(queued) };
         return guard(() => messages.enqueueOnce(message, idempotency, oldestKept, answer, caller.keyDigest));
       }),
-    listMessages: () => guard(() => messages.list()),
+    findMessage: (messageId, caller) => guard(() => messages.find(messageId, caller.accountId)),
+    listMessages: (filter = {}) => guard(() => messages.list(filter)),
+    retryMessage: (messageId) => guard(() => messages.retry(messageId)),
+  };
+}
+
+function deliveryFront(messages: MessageRepository, guard: Guard): DeliveryStore {
+  return {
+    claimMessages: (claim) => guard(() => messages.claim(claim, EXAMINED_PER_CLAIM)),
+    settleMessages: (owner, settlements) =>
+      settlements.length === 0 ? Promise.resolve() : guard(() => messages.settle(owner, settlements)),
+    deleteSettledMessages: async (before, limit) => {
+      let deleted = 0;
+      for (const status of SETTLED_STATUSES) {
+        if (deleted < limit) deleted += await guard(() => messages.deleteSettled(status, before, limit - deleted));
+      }
+      return deleted;
+    },
   };
 }
 
@@ -179,6 +199,8 @@ function telemetryFront(
   return {
     countOrdersByStatus: () => guard(() => orders.countByStatus()),
     countQueuedMessages: () => guard(() => messages.countQueued()),
+    countMessagesByStatus: () => guard(() => messages.countByStatus()),
+    oldestQueuedAt: () => guard(() => messages.oldestQueuedAt()),
     recordDeprecatedCalls: (calls) => guard(() => deprecatedCalls.record(calls)),
     listDeprecatedCalls: () => guard(() => deprecatedCalls.list()),
   };

@@ -60,10 +60,6 @@ export const NEW_ORDER_COLUMNS = Object.keys(newOrderRow({})) as (keyof NewOrder
 /** An account as the seam names its fields. */
 export const ACCOUNT_COLUMNS = `id, name, created_at AS "createdAt"`;
 
-/** Named as StoredMessage names them, in arrival order; the body as the backend keeps it. */
-export const MESSAGE_LISTING = `SELECT m.id, a.name AS account, m.body AS message, m.status, m.created_at AS "createdAt"
-  FROM messages m JOIN accounts a ON a.id = m.account_id ORDER BY m.seq`;
-
 /** The keys of the table (or common table expression) `keys` as listed: with their account's name. */
 export function keyListingOf(keys: string): string {
   return `SELECT k.id, a.name AS account, k.display_prefix, k.created_at, k.revoked_at

@@ -5,12 +5,30 @@ import type { components } from '../../generated/openapi.js';
 import type { components as componentsV2 } from '../../generated/openapi.v2.js';
 import type { Readable } from 'node:stream';
 import type { QuotaStore } from './quotas.js';
+import type { DeliveryStore, MessageAdmin, MessageStore } from './messageStore.js';
 import type { TelemetryAdmin, TelemetryStore } from './telemetryStore.js';
 
 export type { DeprecatedCallListing, DeprecatedCalls, TelemetryAdmin, TelemetryStore } from './telemetryStore.js';
+export type {
+  ClaimedMessage,
+  DeliveryStore,
+  IdempotencyKey,
+  IdempotentOutcome,
+  Message,
+  MessageAdmin,
+  MessageClaim,
+  MessageFilter,
+  MessageStatus,
+  MessageStore,
+  MessageWithStatus,
+  NewMessage,
+  RetryOutcome,
+  Settlement,
+  StoredMessage,
+} from './messageStore.js';
+export { IDEMPOTENCY_KEY_TTL_MS, MESSAGE_STATUSES } from './messageStore.js';
 
 export type Order = components['schemas']['Order'];
-export type Message = components['schemas']['Message'];
 export type Pet = components['schemas']['Pet'];
 
 export const ORDER_STATUSES = ['pending', 'shipped', 'cancelled'] as const;
@@ -58,36 +76,6 @@ export interface NewOrder {
   shipDate?: string;
   complete?: boolean;
   status?: Exclude<OrderStatus, 'cancelled'>;
-}
-
-/** A message to queue, for the account of the caller's key. */
-export interface NewMessage {
-  id: string;
-  message: string;
-  createdAt: string;
-}
-
-/** A client's retry key for one write, scoped to its account (the Idempotency-Key field). */
-export interface IdempotencyKey {
-  key: string;
-  /** A digest of the request, to tell a retry from a different request reusing the key. */
-  fingerprint: Buffer;
-}
-
-export type IdempotentOutcome =
-  | { outcome: 'queued'; message: Message }
-  /** The key was used before for the same request: its first answer, as sent. */
-  | { outcome: 'replayed'; status: number; body: string }
-  | { outcome: 'key_reused' }
-  | { outcome: 'in_flight' }
-  | { outcome: Unauthorized };
-
-/** How long an idempotency key is remembered. */
-export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
-
-/** A message as the operator lists it: with the name of the account that sent it, as other listings. */
-export interface StoredMessage extends Message {
-  account: string;
 }
 
 /** `exists`: the backup's file was already there and is left as it was. */
@@ -186,21 +174,6 @@ export interface PetAdmin {
   addPet(name: string): Promise<Pet>;
 }
 
-/** The message queue and its Idempotency-Keys, each call for a caller whose key it checks (UNAUTHORIZED). */
-export interface MessageStore {
-  /** Settles once the message is committed, as the caller's account's. */
-  enqueueMessage(message: NewMessage, caller: Principal): Promise<Message | Unauthorized>;
-  /**
-   * enqueueMessage at most once per key and account within IDEMPOTENCY_KEY_TTL_MS of the message's
-   * `createdAt`; a request still being written under the same key is `in_flight`.
-   */
-  enqueueMessageOnce(message: NewMessage, idempotency: IdempotencyKey, caller: Principal): Promise<IdempotentOutcome>;
-}
-
-export interface MessageAdmin {
-  listMessages(): Promise<StoredMessage[]>;
-}
-
 /** Accounts and their API keys, kept as digests only. */
 export interface KeyStore {
   /** The active (not revoked) key whose digest is `digest`; a revoked key is never found again. */
@@ -223,6 +196,8 @@ export interface Store {
   readonly messages: MessageStore;
   readonly keys: KeyStore;
   readonly telemetry: TelemetryStore;
+  /** The queue as the servers deliver it. */
+  readonly delivery: DeliveryStore;
   /** The request quotas' count, where the database keeps it (see QuotaStore). */
   readonly quotas?: QuotaStore;
   /** Whether the database answers now (the readiness probe). */

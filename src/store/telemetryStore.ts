@@ -1,5 +1,5 @@
 // The seam's part for the telemetry: the counts the metrics read, and the calls to deprecated operations.
-import type { OrderStatus } from './store.js';
+import type { MessageStatus, OrderStatus } from './store.js';
 
 /** Calls of one deprecated operation by one account: when they started and stopped, and how many. */
 export interface DeprecatedCalls {
@@ -17,6 +17,9 @@ export interface TelemetryStore {
   countOrdersByStatus(): Promise<Record<OrderStatus, number>>;
   /** Messages waiting in the queue (status `queued`). */
   countQueuedMessages(): Promise<number>;
+  countMessagesByStatus(): Promise<Record<MessageStatus, number>>;
+  /** When the oldest message still queued was accepted; undefined when none is. */
+  oldestQueuedAt(): Promise<string | undefined>;
   /** Adds the calls to those already recorded, all in one transaction. */
   recordDeprecatedCalls(calls: readonly DeprecatedCalls[]): Promise<void>;
 }

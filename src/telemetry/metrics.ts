@@ -1,9 +1,11 @@
 // The Prometheus instruments of one app, in registries of its own, and the text a scrape answers.
 // Every label has a bounded set of values: API versions and operationIds (or "none"), HTTP statuses, Store
-// method names, order states. Never an id, a key or a path.
+// method names, order states, message statuses, delivery outcomes. Never an id, a key, a path or a URL.
 import { collectDefaultMetrics, Counter, Gauge, Registry } from './promClient.js';
 import { TalliedHistogram } from './talliedHistogram.js';
-import { ORDER_STATUSES, type TelemetryStore } from '../store/store.js';
+import type { DeliveryObserver } from '../delivery/dispatcher.js';
+import { ATTEMPT_OUTCOMES } from '../delivery/endpoint.js';
+import { MESSAGE_STATUSES, ORDER_STATUSES, type TelemetryStore } from '../store/store.js';
 import type { MetricFamily } from '../workerMessages.js';
 
 /** The version and operation of requests that matched no operation: probes, the contracts' files, unknown paths. */
@@ -18,6 +20,8 @@ export interface Metrics {
   requestDuration: TalliedHistogram<'api' | 'operation' | 'status'>;
   storeCallDuration: TalliedHistogram<'method'>;
   deprecatedCalls: Counter<'operation'>;
+  /** What the delivery of messages tells (delivery/dispatcher.ts). */
+  delivery: DeliveryObserver;
   /** The exposition text: this app's metrics, the store's gauges, then the process's. */
   scrape(): Promise<string>;
   /** This process's metrics as prom-client's JSON, for the primary of several workers to sum. */
@@ -67,6 +71,7 @@ export function createMetrics(): Metrics {
   });
   const storeGauges = new Registry();
   return {
+    delivery: deliveryMetrics(registry),
     registry,
     storeGauges,
     requestDuration,
@@ -103,6 +108,7 @@ export function observeStore({ storeGauges }: Metrics, store: TelemetryStore): v
       }
     },
   });
+  observeMessages(storeGauges, store);
   new Gauge({
     name: 'store_orders_message_queue_depth',
     help: 'Messages with status queued, read at scrape time.',
@@ -115,6 +121,28 @@ export function observeStore({ storeGauges }: Metrics, store: TelemetryStore): v
       }
     },
   });
+}
+
+/** Attempts by outcome, each series there from 0; the time from acceptance to delivery. */
+function deliveryMetrics(registry: Registry): DeliveryObserver {
+  const attempts = new Counter({
+    name: 'store_orders_message_delivery_attempts_total',
+    help: 'Attempts to deliver a message to the endpoint, by outcome: delivered (2xx), http_error (any other answer), timeout, connection_error.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  for (const outcome of ATTEMPT_OUTCOMES) attempts.inc({ outcome }, 0);
+  const delivered = new TalliedHistogram(
+    'store_orders_message_delivery_seconds',
+    'Time from accepting a message (its 202) to the endpoint answering 2xx to its delivery.',
+    [],
+    [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400],
+    registry,
+  ).series({});
+  return {
+    attempted: (outcome) => attempts.inc({ outcome }),
+    delivered: (seconds) => delivered.observe(seconds),
+  };
 }
 
 let processMetrics: Registry | undefined;
@@ -132,4 +160,35 @@ function processRegistry(): Registry {
     processMetrics.removeSingleMetric('nodejs_version_info');
   }
   return processMetrics;
+}
+
+/** Messages by status, and how long the oldest one queued has waited, read at scrape time. */
+function observeMessages(storeGauges: Registry, store: TelemetryStore): void {
+  new Gauge({
+    name: 'store_orders_messages',
+    help: 'Messages in the store by state (queued, delivered, failed), read at scrape time.',
+    labelNames: ['state'] as const,
+    registers: [storeGauges],
+    async collect() {
+      try {
+        const counts = await store.countMessagesByStatus();
+        for (const state of MESSAGE_STATUSES) this.set({ state }, counts[state]);
+      } catch {
+        this.reset();
+      }
+    },
+  });
+  new Gauge({
+    name: 'store_orders_oldest_queued_message_age_seconds',
+    help: 'How long ago the oldest message still queued was accepted (0 when none is), read at scrape time.',
+    registers: [storeGauges],
+    async collect() {
+      try {
+        const oldest = await store.oldestQueuedAt();
+        this.set(oldest === undefined ? 0 : Math.max(0, (Date.now() - Date.parse(oldest)) / 1000));
+      } catch {
+        this.reset();
+      }
+    },
+  });
 }

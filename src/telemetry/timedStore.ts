@@ -1,7 +1,15 @@
 // A Store that times every call of the Store it wraps, by method name: for writes, until their commit. The
 // SQL stays in the backends.
 import type { QuotaStore } from '../store/quotas.js';
-import type { KeyStore, MessageStore, OrderStore, PetStore, Store, TelemetryStore } from '../store/store.js';
+import type {
+  DeliveryStore,
+  KeyStore,
+  MessageStore,
+  OrderStore,
+  PetStore,
+  Store,
+  TelemetryStore,
+} from '../store/store.js';
 import type { TalliedHistogram } from './talliedHistogram.js';
 
 type Call = (...args: never[]) => Promise<unknown>;
@@ -34,12 +42,19 @@ export function timedStore(store: Store, duration: TalliedHistogram<'method'>): 
   return {
     orders: timed(store.orders, every<OrderStore>()('listOrders', 'listOrderPage', 'cancelOrder')),
     pets: timed(store.pets, every<PetStore>()('findPet')),
-    messages: timed(store.messages, every<MessageStore>()('enqueueMessage', 'enqueueMessageOnce')),
+    messages: timed(store.messages, every<MessageStore>()('enqueueMessage', 'enqueueMessageOnce', 'findMessage')),
     keys: timed(store.keys, every<KeyStore>()('findActiveKey')),
     telemetry: timed(
       store.telemetry,
-      every<TelemetryStore>()('countOrdersByStatus', 'countQueuedMessages', 'recordDeprecatedCalls'),
+      every<TelemetryStore>()(
+        'countOrdersByStatus',
+        'countQueuedMessages',
+        'countMessagesByStatus',
+        'oldestQueuedAt',
+        'recordDeprecatedCalls',
+      ),
     ),
+    delivery: timed(store.delivery, every<DeliveryStore>()('claimMessages', 'settleMessages', 'deleteSettledMessages')),
     ...(store.quotas && { quotas: timed(store.quotas, every<QuotaStore>()('lease')) }),
     isReady: () => ready.isReady(),
     close: () => store.close(),

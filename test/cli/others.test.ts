@@ -45,7 +45,15 @@ describe('store-orders messages list', () => {
     });
     const messages = await fixture.cliJson('messages', 'list');
     expect(messages).toEqual([
-      { id: data?.id, account: 'acme', message: 'hello', status: 'queued', createdAt: data?.createdAt },
+      {
+        id: data?.id,
+        account: 'acme',
+        message: 'hello',
+        status: 'queued',
+        createdAt: data?.createdAt,
+        updatedAt: data?.createdAt,
+        attempts: 0,
+      },
     ]);
   });
 });

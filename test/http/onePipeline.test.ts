@@ -43,6 +43,7 @@ const OPERATIONS: [ApiVersion, AnyOperationId, string, string, string | undefine
   ['v2', 'listOrders', 'GET', '/v2/store/orders', undefined],
   ['v2', 'cancelOrder', 'DELETE', '/v2/store/orders/1', undefined],
   ['v2', 'sendMessage', 'POST', '/v2/messages', JSON.stringify({ message: 'hello' })],
+  ['v2', 'getMessage', 'GET', `/v2/messages/msg_${'0'.repeat(22)}`, undefined],
 ];
 
 describe('the one request pipeline', () => {
@@ -77,6 +78,8 @@ describe('the one request pipeline', () => {
     refused.push(['GET', '/v2/store/orders?status=lost', good, undefined]);
     refused.push(['DELETE', '/v2/store/orders/abc', good, undefined]);
     refused.push(['POST', '/v2/messages', good, JSON.stringify({ message: '' })]);
+    refused.push(['GET', '/v2/messages/msg_short', good, undefined]);
+    refused.push(['GET', `/v1/messages/msg_${'0'.repeat(22)}`, good, undefined]);
     refused.push(['POST', '/v1/messages', good, JSON.stringify({ message: '' })]);
     refused.push(['POST', '/v1/messages', good, JSON.stringify({ message: 'hi', extra: 1 })]);
     refused.push(['POST', '/v1/messages', good, '{"message": "a", "message": "b"}']);

@@ -30,7 +30,9 @@ describe('sendMessage', () => {
 
     // A separate connection, as another process would see it, right after the answer.
     const stored = await storedMessages(t.server);
-    expect(stored).toEqual([{ id: data?.id, account: 'acme', message: 'hello', status: 'queued', createdAt: data?.createdAt }]);
+    expect(stored).toEqual([
+      { id: data?.id, account: 'acme', message: 'hello', status: 'queued', createdAt: data?.createdAt, updatedAt: data?.createdAt, attempts: 0 },
+    ]);
   });
 
   // SQLite's write lock, held by another connection.
@@ -295,7 +297,7 @@ describe('sendMessage takes I-JSON bodies only (RFC 7493)', () => {
     expect(sent.message).toBe('a\u0000b');
     expect(await storedBytes()).toEqual(['610062']);
     expect(await storedMessages(t.server)).toEqual([
-      { id: sent.id, account: 'acme', message: 'a\u0000b', status: 'queued', createdAt: sent.createdAt },
+      { id: sent.id, account: 'acme', message: 'a\u0000b', status: 'queued', createdAt: sent.createdAt, updatedAt: sent.createdAt, attempts: 0 },
     ]);
   });
 

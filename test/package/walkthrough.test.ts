@@ -1,16 +1,19 @@
 // The README's walkthrough, run as a user runs it: its shell commands, in order, in one shell, against a
-// fresh server, each shown output compared with what really comes out.
-import { execFile } from 'node:child_process';
+// fresh server delivering to the walkthrough's receiver, each shown output (the receiver's terminal too)
+// compared with what really comes out.
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, spawnServer } from '../support/processes.js';
+import { freePort, type ServerProcess, spawnServer } from '../support/processes.js';
+import { until } from '../support/receiver.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const README_ADDRESS = 'http://127.0.0.1:3000';
+const README_RECEIVER = 'http://127.0.0.1:4000/hooks';
 
 interface Step {
   commands: string;
@@ -55,6 +58,18 @@ export function normalised(output: string): string {
   );
 }
 
+/** What the walkthrough shows of the receiver's terminal: its `text receiver` blocks, one after another. */
+export function receiverShown(readme: string): string {
+  return [...readme.matchAll(/```text receiver\n([\s\S]*?)```/g)].map(([, body]) => body).join('');
+}
+
+/** The secret the walkthrough exports for the receiver and the server. */
+function readmeSecret(readme: string): string {
+  const secret = /export MESSAGE_WEBHOOK_SECRET=(whsec_\S+)/.exec(readme)?.[1];
+  if (secret === undefined) throw new Error('the walkthrough exports no MESSAGE_WEBHOOK_SECRET');
+  return secret;
+}
+
 /** A shown line that is only this stands for one or more lines left out (headers, mostly). */
 const CUT = '…';
 
@@ -71,12 +86,25 @@ describe("the README's walkthrough", () => {
   let folder: string;
   let server: ServerProcess;
   let outputs: string[];
+  const receiver = { url: '', output: '', stop: () => {} };
 
   beforeAll(async () => {
     folder = mkdtempSync(join(tmpdir(), 'walkthrough-'));
+    // The receiver and the server as the walkthrough starts them, with its secret; on a port that is free.
+    const secret = readmeSecret(readme);
+    const port = await freePort();
+    const child = spawn(process.execPath, ['scripts/webhook-receiver.mjs'], {
+      cwd: root,
+      env: { ...process.env, MESSAGE_WEBHOOK_SECRET: secret, RECEIVER_PORT: String(port) },
+    });
+    child.stdout.on('data', (chunk) => (receiver.output += String(chunk)));
+    receiver.stop = () => child.kill('SIGTERM');
+    receiver.url = `http://127.0.0.1:${port}/hooks`;
+    await until(() => receiver.output.includes('receiving at'));
     // The defaults, as `npm start` runs: rate limits on, at their documented values.
     const env = { DATABASE_URL: join(folder, 'store.db'), RATE_LIMIT_REQUESTS: '', RATE_LIMIT_AUTH_FAILURES: '' };
-    server = await spawnServer({ ...env, LOG_LEVEL: 'info' });
+    const delivery = { MESSAGE_WEBHOOK_SECRET: secret, MESSAGE_WEBHOOK_URL: receiver.url };
+    server = await spawnServer({ ...env, ...delivery, LOG_LEVEL: 'info' });
     const marker = (index: number) => `@@step ${index}@@`;
     const script = steps
       .map((step, index) => `echo '${marker(index)}'\n${step.commands.replaceAll(README_ADDRESS, server.baseUrl)}`)
@@ -98,12 +126,19 @@ describe("the README's walkthrough", () => {
   afterAll(async () => {
     server?.child.kill('SIGTERM');
     await server?.finished;
+    receiver.stop();
     rmSync(folder, { recursive: true, force: true });
   });
 
   it('has commands to run, most with their output shown', () => {
     expect(steps.length).toBeGreaterThan(5);
     expect(outputs).toHaveLength(steps.length);
+  });
+
+  it("shows what the receiver's terminal prints", () => {
+    const shown = normalised(receiverShown(readme));
+    expect(shown).toContain('signature verified');
+    expect(normalised(receiver.output.replaceAll(receiver.url, README_RECEIVER))).toBe(shown);
   });
 
   it.each(steps.map((step, index) => [index, step] as const))(

@@ -203,6 +203,7 @@ function casesOf({ version, server, key, control, shipped, pet }: CaseContext): 
       body: '{"message":"hi"}',
     }),
     ...(version === 'v1' && { getPetById: (headers) => ({ path: `${root}/pets/${pet}`, headers }) }),
+    ...(version === 'v2' && { getMessage: (headers) => ({ path: `${root}/messages/msg_${'0'.repeat(22)}`, headers }) }),
   };
   const list = (query: string): Sent => ({ path: `${root}/store/orders${query}`, headers: auth });
 
@@ -260,6 +261,16 @@ function casesOf({ version, server, key, control, shipped, pet }: CaseContext): 
     await client.send(`${label} (first use)`, operationId, true, post(headers, '{"message":"first"}'));
     return client.send(label, operationId, true, post(headers, '{"message":"second"}'));
   });
+  // getMessage, in v2 only
+  if (version === 'v2') {
+    add('getMessage 200', 200, undefined, true, async (client, label, operationId) => {
+      const sent = await client.send(`${label} (its message)`, named('sendMessage'), true, requests.sendMessage!(auth));
+      const { id } = JSON.parse(sent.bodyText) as { id: string };
+      return client.send(label, operationId, true, { path: `${root}/messages/${id}`, headers: auth });
+    });
+    simple('getMessage 400 id', 400, 'invalid_request', true, { path: `${root}/messages/msg_short`, headers: auth });
+    simple('getMessage 404', 404, 'message_not_found', true, requests.getMessage!(auth));
+  }
   // getPetById, in v1 only
   if (version === 'v1') {
     simple('getPetById 200', 200, undefined, true, requests.getPetById!(auth));

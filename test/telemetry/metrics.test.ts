@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ORDER_STATUSES } from '../../src/store/store.js';
+import { ATTEMPT_OUTCOMES } from '../../src/delivery/endpoint.js';
+import { MESSAGE_STATUSES, ORDER_STATUSES } from '../../src/store/store.js';
 import { displayPrefix, keyDigest } from '../../src/keys.js';
 import { CheckedClient } from '../support/everyAnswer.js';
 import { apiClient, rawRequest } from '../support/http.js';
@@ -12,7 +13,7 @@ const metricsUrl = () => `${t.server.baseUrl}/metrics`;
 const api = () => apiClient(t.server.baseUrl, t.key);
 const REQUESTS = 'store_orders_http_requests_total';
 const DURATION_COUNT = 'store_orders_http_request_duration_seconds_count';
-const OPERATIONS = ['listOrders', 'cancelOrder', 'sendMessage', 'getPetById', 'none'];
+const OPERATIONS = ['listOrders', 'cancelOrder', 'sendMessage', 'getMessage', 'getPetById', 'none'];
 
 describe('GET /metrics', () => {
   it('serves Prometheus text that a strict parser reads, with the default process metrics', async () => {
@@ -167,7 +168,9 @@ describe('GET /metrics', () => {
         if (label === 'operation') expect(OPERATIONS).toContain(value);
         else if (label === 'api') expect(['v1', 'v2', 'none']).toContain(value);
         else if (label === 'status') expect(value).toMatch(/^[1-5][0-9]{2}$/);
+        else if (label === 'state' && sample.family.name === 'store_orders_messages') expect(MESSAGE_STATUSES).toContain(value);
         else if (label === 'state') expect(ORDER_STATUSES).toContain(value);
+        else if (label === 'outcome') expect(ATTEMPT_OUTCOMES).toContain(value);
         else if (label === 'method') expect(value).toMatch(/^[a-z][A-Za-z]+$/);
         else expect(label).toBe('le');
       }

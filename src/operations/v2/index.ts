@@ -3,9 +3,13 @@
 import type { Handlers, KeyCheckedByStore } from '../handler.js';
 import { cancelOrder } from '../cancelOrder.js';
 import { sendMessage } from '../sendMessage.js';
+import { getMessage } from './getMessage.js';
 import { listOrders } from './listOrders.js';
 
-export const handlers: Handlers<'v2'> = { listOrders, cancelOrder, sendMessage };
+export const handlers: Handlers<'v2'> = { listOrders, cancelOrder, sendMessage, getMessage };
 
-/** listOrders answers some filters and cursors without a store call, so its key is looked up first. */
+/**
+ * listOrders answers some filters and cursors without a store call, and getMessage's read takes the
+ * account, not the key: their keys are looked up first.
+ */
 export const keyCheckedByStore: KeyCheckedByStore['v2'] = new Set(['cancelOrder', 'sendMessage']);

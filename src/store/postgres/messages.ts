@@ -1,11 +1,37 @@
-// The message queue, and the Idempotency-Key of sendMessage: a retry replays the first answer as sent.
+// The message queue, the Idempotency-Key of sendMessage (a retry replays the first answer as sent), and the
+// claims that deliver it, which every server makes one at a time.
 import type { Pool } from 'pg';
 import type { MessageRepository, QueuedAnswer } from '../backend.js';
-import { MESSAGE_LISTING } from '../rows.js';
-import { type IdempotencyKey, type Message, type NewMessage, type StoredMessage, UNAUTHORIZED } from '../store.js';
+import {
+  claimSql,
+  type ClaimedRow,
+  findMessageSql,
+  type MessageRow,
+  messageListingSql,
+  settlementColumns,
+  toClaimedMessages,
+  toMessageWithStatus,
+  toStoredMessage,
+} from '../messageQueue.js';
+import {
+  type IdempotencyKey,
+  type Message,
+  type MessageClaim,
+  type MessageFilter,
+  type MessageStatus,
+  type NewMessage,
+  type RetryOutcome,
+  type Settlement,
+  UNAUTHORIZED,
+} from '../store.js';
+import { parameterInto } from './orders.js';
 
-/** A row of the list as read: the body is its UTF-8 bytes (migration 4). */
-type StoredRow = Omit<StoredMessage, 'message'> & { message: Buffer };
+/** A row as read: the body is its UTF-8 bytes (migration 4). */
+type Stored<Row extends { message: string }> = Omit<Row, 'message'> & { message: Buffer };
+
+function decoded<Row extends { message: string }>(row: Stored<Row>): Row {
+  return { ...row, message: row.message.toString('utf8') } as Row;
+}
 
 /**
  * A message as stored: its UTF-8 bytes, since text cannot hold U+0000 (migration 4). The contract takes
@@ -18,11 +44,13 @@ function utf8(message: string): Buffer {
 export class Messages implements MessageRepository {
   readonly #pool: Pool;
   readonly #writeBudgetMs: number | null;
+  readonly #now: () => string;
 
   /** `writeBudgetMs`: how long a write may take in PostgreSQL before it gives up, writing nothing. */
-  constructor(pool: Pool, writeBudgetMs: number | null) {
+  constructor(pool: Pool, writeBudgetMs: number | null, now: () => string) {
     this.#pool = pool;
     this.#writeBudgetMs = writeBudgetMs;
+    this.#now = now;
   }
 
   /** One statement, which checks the caller's key and takes the account from it (migration 8). */
@@ -59,15 +87,83 @@ export class Messages implements MessageRepository {
     await this.#pool.query(`DELETE FROM idempotency_keys WHERE created_at < $1`, [oldestKept]);
   }
 
-  async list(): Promise<StoredMessage[]> {
-    const { rows } = await this.#pool.query<StoredRow>(MESSAGE_LISTING);
-    return rows.map(({ id, account, message, status, createdAt }) => ({
-      id,
-      account,
-      message: message.toString('utf8'),
-      status,
-      createdAt,
-    }));
+  async find(messageId: string, accountId: number) {
+    const values: unknown[] = [];
+    const sql = findMessageSql(parameterInto(values), messageId, accountId);
+    const { rows } = await this.#pool.query<Stored<MessageRow>>(sql, values);
+    return rows[0] === undefined ? undefined : toMessageWithStatus(decoded(rows[0]));
+  }
+
+  async list(filter: MessageFilter) {
+    const values: unknown[] = [];
+    const sql = messageListingSql(filter, parameterInto(values));
+    const { rows } = await this.#pool.query<Stored<MessageRow & { account: string }>>(sql, values);
+    return rows.map((row) => toStoredMessage(decoded(row)));
+  }
+
+  async retry(messageId: string): Promise<RetryOutcome> {
+    const { rows } = await this.#pool.query<{ outcome: RetryOutcome | null }>(
+      `WITH retried AS (
+         UPDATE messages SET status = 'queued', updated_at = $1, attempts = 0, due_at = NULL, lease_owner = NULL
+         WHERE id = $2 AND status = 'failed' RETURNING 1
+       )
+       SELECT CASE WHEN EXISTS (SELECT 1 FROM retried) THEN 'requeued'
+         ELSE (SELECT status FROM messages WHERE id = $2) END AS outcome`,
+      [this.#now(), messageId],
+    );
+    return rows[0]?.outcome ?? 'missing';
+  }
+
+  /**
+   * Claims are made one at a time, under a lock of the whole database's (held to the claim's commit): a
+   * claim reads which of an account's messages are held once every earlier claim has committed, where
+   * FOR UPDATE SKIP LOCKED would let it pass over an earlier message being claimed, and take a later one
+   * of the same account. A claim is short (at most EXAMINED_PER_CLAIM rows of each kind looked at).
+   */
+  async claim(claim: MessageClaim, examined: number) {
+    const values: unknown[] = [];
+    const sql = claimSql(claim, examined, { parameter: parameterInto(values), indexedBy: () => '' });
+    const client = await this.#pool.connect();
+    let failure: unknown;
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT bound_lock_waits($1)`, [this.#writeBudgetMs]);
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext('store-orders message claims'))`);
+      const { rows } = await client.query<Stored<ClaimedRow>>(sql, values);
+      await client.query('COMMIT');
+      return toClaimedMessages(rows.map(decoded));
+    } catch (error) {
+      failure = error;
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      // A client that failed may have lost its connection: the pool must not hand it out again.
+      client.release(failure instanceof Error ? failure : undefined);
+    }
+  }
+
+  /** One statement for every settlement. */
+  async settle(owner: string, settlements: readonly Settlement[]): Promise<void> {
+    await this.#pool.query(
+      `UPDATE messages m SET status = s.status, updated_at = coalesce(s.updated_at, m.updated_at),
+         due_at = s.due_at, lease_owner = NULL, last_error = coalesce(s.last_error, m.last_error),
+         attempts = m.attempts - s.attempts_back
+       FROM json_to_recordset($2::json)
+         AS s (id text, status text, updated_at text, due_at text, last_error text, attempts_back integer)
+       WHERE m.id = s.id AND m.lease_owner = $1 AND m.status = 'queued'`,
+      [owner, JSON.stringify(settlements.map(settlementColumns))],
+    );
+  }
+
+  /** Rows another server is deleting are left to it. The status is written out, for its partial index. */
+  async deleteSettled(status: 'delivered' | 'failed', before: string, limit: number): Promise<number> {
+    const { rowCount } = await this.#pool.query(
+      `DELETE FROM messages WHERE seq IN (
+         SELECT seq FROM messages WHERE status = '${status === 'delivered' ? 'delivered' : 'failed'}'
+           AND updated_at < $1 ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [before, limit],
+    );
+    return rowCount ?? 0;
   }
 
   async countQueued(): Promise<number> {
@@ -75,5 +171,23 @@ export class Messages implements MessageRepository {
       `SELECT count(*)::integer AS count FROM messages WHERE status = 'queued'`,
     );
     return rows[0]?.count ?? 0;
+  }
+
+  /** Each count from its own partial index. */
+  async countByStatus(): Promise<Record<MessageStatus, number>> {
+    const { rows } = await this.#pool.query<Record<MessageStatus, number>>(
+      `SELECT (SELECT count(*) FROM messages WHERE status = 'queued')::integer AS queued,
+         (SELECT count(*) FROM messages WHERE status = 'delivered')::integer AS delivered,
+         (SELECT count(*) FROM messages WHERE status = 'failed')::integer AS failed`,
+    );
+    return rows[0] ?? { queued: 0, delivered: 0, failed: 0 };
+  }
+
+  /** The first entry of queued_messages, by seq (migration 9). */
+  async oldestQueuedAt(): Promise<string | undefined> {
+    const { rows } = await this.#pool.query<{ created_at: string }>(
+      `SELECT created_at FROM messages WHERE status = 'queued' ORDER BY seq LIMIT 1`,
+    );
+    return rows[0]?.created_at;
   }
 }

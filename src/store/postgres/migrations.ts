@@ -12,6 +12,7 @@ import { writeBudgets } from './schema/5-writeBudgets.js';
 import { shipDateRange } from './schema/6-shipDateRange.js';
 import { sharedQuotas } from './schema/7-sharedQuotas.js';
 import { keyCheckedWrites } from './schema/8-keyCheckedWrites.js';
+import { messageDelivery } from './schema/9-messageDelivery.js';
 
 /** In order: migration N is MIGRATIONS[N - 1]. */
 export const MIGRATIONS: readonly string[] = [
@@ -23,6 +24,7 @@ export const MIGRATIONS: readonly string[] = [
   shipDateRange,
   sharedQuotas,
   keyCheckedWrites,
+  messageDelivery,
 ];
 
 /**

@@ -172,7 +172,7 @@ export class Orders implements OrderRepository {
 }
 
 /** PostgreSQL's parameters are numbered. */
-function parameterInto(values: unknown[]): Parameter {
+export function parameterInto(values: unknown[]): Parameter {
   return (value) => `$${values.push(value)}`;
 }
 

@@ -109,7 +109,7 @@ function repositories(
   return {
     orders: new Orders(pool, readers, now, databaseId, { streamOrdersAbove, writeBudgetMs: writeBudget }),
     pets: new Pets(pool, now),
-    messages: new Messages(pool, writeBudget),
+    messages: new Messages(pool, writeBudget, now),
     keys: new Accounts(pool, now),
     deprecatedCalls: new DeprecatedCallLog(pool),
     quotas: new Quotas(pool, writeBudget),

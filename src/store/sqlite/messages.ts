@@ -1,14 +1,39 @@
-// The message queue, and the Idempotency-Key of sendMessage: a retry replays the first answer as sent.
+// The message queue, the Idempotency-Key of sendMessage (a retry replays the first answer as sent), and the
+// claims that deliver it: each a write of its own, so that the file's one writer serializes them.
+import type Database from 'better-sqlite3';
 import type { MessageRepository, QueuedAnswer } from '../backend.js';
-import { MESSAGE_LISTING } from '../rows.js';
-import { type IdempotencyKey, type Message, type NewMessage, type StoredMessage, UNAUTHORIZED } from '../store.js';
+import {
+  claimSql,
+  type ClaimedRow,
+  findMessageSql,
+  type MessageRow,
+  messageListingSql,
+  settlementColumns,
+  toClaimedMessages,
+  toMessageWithStatus,
+  toStoredMessage,
+} from '../messageQueue.js';
+import {
+  type IdempotencyKey,
+  type Message,
+  type MessageClaim,
+  type MessageFilter,
+  type MessageStatus,
+  type NewMessage,
+  type RetryOutcome,
+  type Settlement,
+  UNAUTHORIZED,
+} from '../store.js';
 import type { Connection } from './connection.js';
+import { parameterInto } from './orders.js';
 
 export class Messages implements MessageRepository {
   readonly #connection: Connection;
   /** The account of the active key whose digest is given; undefined for any other. */
   readonly #accountOfKey: (digest: Buffer) => number | undefined;
   readonly #statements;
+  /** The statements whose text depends on what is asked (a listing's filter), one per shape. */
+  readonly #shaped = new Map<string, Database.Statement<unknown[], unknown>>();
 
   constructor(connection: Connection, accountOfKey: (digest: Buffer) => number | undefined) {
     const { db } = connection;
@@ -18,8 +43,28 @@ export class Messages implements MessageRepository {
       insert: db.prepare<[string, number, string, string]>(
         `INSERT INTO messages (id, account_id, body, status, created_at) VALUES (?, ?, ?, 'queued', ?)`,
       ),
-      list: db.prepare<[], StoredMessage>(MESSAGE_LISTING),
       countQueued: db.prepare(`SELECT count(*) FROM messages WHERE status = 'queued'`).pluck(),
+      // Each count from its own partial index.
+      countByStatus: db.prepare<[], Record<MessageStatus, number>>(
+        `SELECT (SELECT count(*) FROM messages WHERE status = 'queued') AS queued,
+          (SELECT count(*) FROM messages WHERE status = 'delivered') AS delivered,
+          (SELECT count(*) FROM messages WHERE status = 'failed') AS failed`,
+      ),
+      // queued_messages holds the rowid, which is `seq`: its first entry is the oldest.
+      oldestQueued: db.prepare(`SELECT created_at FROM messages WHERE status = 'queued' ORDER BY seq LIMIT 1`).pluck(),
+      status: db.prepare<[string], { status: MessageStatus }>(`SELECT status FROM messages WHERE id = ?`),
+      retry: db.prepare<[string, string]>(
+        `UPDATE messages SET status = 'queued', updated_at = ?, attempts = 0, due_at = NULL, lease_owner = NULL
+         WHERE id = ? AND status = 'failed'`,
+      ),
+      settle: db.prepare<[Record<string, unknown>]>(
+        `UPDATE messages SET status = :status, updated_at = coalesce(:updated_at, updated_at), due_at = :due_at,
+           lease_owner = NULL, last_error = coalesce(:last_error, last_error), attempts = attempts - :attempts_back
+         WHERE id = :id AND lease_owner = :owner AND status = 'queued'`,
+      ),
+      // The status is written out, not bound: SQLite picks a partial index only for a WHERE it can read.
+      deleteDelivered: db.prepare<[string, number]>(deleteSettledSql('delivered')),
+      deleteFailed: db.prepare<[string, number]>(deleteSettledSql('failed')),
       earlierAnswer: db.prepare<
         [number, string],
         { fingerprint: Buffer; status: number; body: string; created_at: string }
@@ -78,11 +123,69 @@ export class Messages implements MessageRepository {
     });
   }
 
-  list(): StoredMessage[] {
-    return this.#statements.list.all();
+  find(messageId: string, accountId: number) {
+    const values: unknown[] = [];
+    const row = this.#shape(findMessageSql(parameterInto(values), messageId, accountId)).get(...values);
+    return row === undefined ? undefined : toMessageWithStatus(row as MessageRow);
+  }
+
+  list(filter: MessageFilter) {
+    const values: unknown[] = [];
+    const rows = this.#shape(messageListingSql(filter, parameterInto(values))).all(...values);
+    return (rows as (MessageRow & { account: string })[]).map(toStoredMessage);
+  }
+
+  retry(messageId: string): Promise<RetryOutcome> {
+    return this.#connection.groupCommit.run(() => {
+      const { status, retry } = this.#statements;
+      if (retry.run(this.#connection.now(), messageId).changes === 1) return 'requeued';
+      // Read in the same transaction: a message that was failed was just queued again.
+      return (status.get(messageId)?.status as Exclude<MessageStatus, 'failed'> | undefined) ?? 'missing';
+    });
+  }
+
+  claim(claim: MessageClaim, examined: number) {
+    const values: unknown[] = [];
+    const dialect = { parameter: parameterInto(values), indexedBy: (index: string) => `INDEXED BY ${index}` };
+    const statement = this.#shape(claimSql(claim, examined, dialect));
+    return this.#connection.groupCommit.run(() => toClaimedMessages(statement.all(...values) as ClaimedRow[]));
+  }
+
+  settle(owner: string, settlements: readonly Settlement[]): Promise<void> {
+    return this.#connection.groupCommit.run(() => {
+      for (const settlement of settlements) this.#statements.settle.run({ ...settlementColumns(settlement), owner });
+    });
+  }
+
+  /** In batches of `limit`, each a write of its own: requests' writes go on in between. */
+  deleteSettled(status: 'delivered' | 'failed', before: string, limit: number): Promise<number> {
+    const statement = status === 'delivered' ? this.#statements.deleteDelivered : this.#statements.deleteFailed;
+    return this.#connection.groupCommit.run(() => statement.run(before, limit).changes);
   }
 
   countQueued(): number {
     return this.#statements.countQueued.get() as number;
   }
+
+  countByStatus() {
+    return this.#statements.countByStatus.get() as Record<MessageStatus, number>;
+  }
+
+  oldestQueuedAt(): string | undefined {
+    return this.#statements.oldestQueued.get() as string | undefined;
+  }
+
+  #shape(sql: string) {
+    let statement = this.#shaped.get(sql);
+    if (!statement) {
+      statement = this.#connection.db.prepare<unknown[], unknown>(sql);
+      this.#shaped.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+function deleteSettledSql(status: 'delivered' | 'failed'): string {
+  return `DELETE FROM messages WHERE seq IN (
+    SELECT seq FROM messages WHERE status = '${status}' AND updated_at < ? ORDER BY updated_at LIMIT ?)`;
 }

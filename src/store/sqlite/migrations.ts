@@ -113,4 +113,34 @@ export const MIGRATIONS: readonly string[] = [
     SELECT RAISE(ABORT, 'ship_date must be an instant from 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z');
   END;
   `,
+  // 7: messages are delivered (delivery/): a message is queued, delivered or failed, with when its status
+  // was last set (null: never since it was accepted), its attempts, when it is due again or its claim's
+  // lease ends, who holds that claim, and its last attempt's error. SQLite cannot change a CHECK, so the
+  // table is built again with the rows as they were; nothing refers to it. The new columns' defaults keep
+  // the statement that queues a message as it was. Indexes: see store/messageQueue.ts.
+  `
+  CREATE TABLE messages_delivered (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    account_id INTEGER NOT NULL REFERENCES accounts (id),
+    body TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('queued', 'delivered', 'failed')),
+    created_at TEXT NOT NULL,
+    updated_at TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+    due_at TEXT,
+    lease_owner TEXT,
+    last_error TEXT
+  );
+  INSERT INTO messages_delivered (seq, id, account_id, body, status, created_at)
+    SELECT seq, id, account_id, body, status, created_at FROM messages;
+  DROP TABLE messages;
+  ALTER TABLE messages_delivered RENAME TO messages;
+  CREATE INDEX queued_messages ON messages (status) WHERE status = 'queued';
+  CREATE INDEX fresh_messages ON messages (seq) WHERE status = 'queued' AND due_at IS NULL;
+  CREATE INDEX due_messages ON messages (due_at) WHERE status = 'queued' AND due_at IS NOT NULL;
+  CREATE INDEX leased_messages ON messages (account_id, seq) WHERE status = 'queued' AND lease_owner IS NOT NULL;
+  CREATE INDEX delivered_messages ON messages (updated_at) WHERE status = 'delivered';
+  CREATE INDEX failed_messages ON messages (updated_at) WHERE status = 'failed';
+  `,
 ];

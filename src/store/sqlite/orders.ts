@@ -170,7 +170,7 @@ export class Orders implements OrderRepository {
 }
 
 /** SQLite's parameters are positional; a boolean is stored as 0 or 1. */
-function parameterInto(values: unknown[]): Parameter {
+export function parameterInto(values: unknown[]): Parameter {
   return (value) => {
     values.push(typeof value === 'boolean' ? Number(value) : value);
     return '?';

@@ -27,6 +27,8 @@ onEveryBackend('the $kind store', (t) => {
         message: `text of ${id}`,
         status: 'queued',
         createdAt,
+        updatedAt: createdAt,
+        attempts: 0,
       });
       expect(JSON.stringify(await t.store.messages.listMessages())).toBe(
         JSON.stringify([listed('msg_a', '2026-01-01T00:00:00.000Z'), listed('msg_b', '2026-01-01T00:00:01.000Z')]),

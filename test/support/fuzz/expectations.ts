@@ -14,6 +14,7 @@ import type { FuzzCase } from './requests.js';
 const DOMAIN_REFUSALS = new Set([
   'order_not_found',
   'pet_not_found',
+  'message_not_found',
   'order_already_shipped',
   'idempotency_key_reused',
   'idempotency_key_in_use',
@@ -41,7 +42,7 @@ export function expectationProblems(
   const expect = fuzzCase.expect;
   switch (expect.kind) {
     case 'accepted':
-      if (code === 'order_not_found' || code === 'pet_not_found') {
+      if (code === 'order_not_found' || code === 'pet_not_found' || code === 'message_not_found') {
         const id = lastPathSegment(fuzzCase.request.path);
         if (!message?.endsWith(` ${id}`)) problems.push(`the 404 does not name the id ${id}: ${message}`);
       }
