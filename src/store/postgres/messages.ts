@@ -2,17 +2,7 @@
 // claims that deliver it, which every server makes one at a time.
 import type { Pool } from 'pg';
 import type { MessageRepository, QueuedAnswer } from '../backend.js';
-import {
-  claimSql,
-  type ClaimedRow,
-  findMessageSql,
-  type MessageRow,
-  messageListingSql,
-  settlementColumns,
-  toClaimedMessages,
-  toMessageWithStatus,
-  toStoredMessage,
-} from '../messageQueue.js';
+import * as queue from '../messageQueue.js';
 import {
   type IdempotencyKey,
   type Message,
@@ -89,16 +79,16 @@ export class Messages implements MessageRepository {
 
   async find(messageId: string, accountId: number) {
     const values: unknown[] = [];
-    const sql = findMessageSql(parameterInto(values), messageId, accountId);
-    const { rows } = await this.#pool.query<Stored<MessageRow>>(sql, values);
-    return rows[0] === undefined ? undefined : toMessageWithStatus(decoded(rows[0]));
+    const sql = queue.findMessageSql(parameterInto(values), messageId, accountId);
+    const { rows } = await this.#pool.query<Stored<queue.MessageRow>>(sql, values);
+    return rows[0] === undefined ? undefined : queue.toMessageWithStatus(decoded(rows[0]));
   }
 
   async list(filter: MessageFilter) {
     const values: unknown[] = [];
-    const sql = messageListingSql(filter, parameterInto(values));
-    const { rows } = await this.#pool.query<Stored<MessageRow & { account: string }>>(sql, values);
-    return rows.map((row) => toStoredMessage(decoded(row)));
+    const sql = queue.messageListingSql(filter, parameterInto(values));
+    const { rows } = await this.#pool.query<Stored<queue.MessageRow & { account: string }>>(sql, values);
+    return rows.map((row) => queue.toStoredMessage(decoded(row)));
   }
 
   async retry(messageId: string): Promise<RetryOutcome> {
@@ -122,16 +112,16 @@ export class Messages implements MessageRepository {
    */
   async claim(claim: MessageClaim, examined: number) {
     const values: unknown[] = [];
-    const sql = claimSql(claim, examined, { parameter: parameterInto(values), indexedBy: () => '' });
+    const sql = queue.claimSql(claim, examined, { parameter: parameterInto(values), indexedBy: () => '' });
     const client = await this.#pool.connect();
     let failure: unknown;
     try {
       await client.query('BEGIN');
       await client.query(`SELECT bound_lock_waits($1)`, [this.#writeBudgetMs]);
       await client.query(`SELECT pg_advisory_xact_lock(hashtext('store-orders message claims'))`);
-      const { rows } = await client.query<Stored<ClaimedRow>>(sql, values);
+      const { rows } = await client.query<Stored<queue.ClaimedRow>>(sql, values);
       await client.query('COMMIT');
-      return toClaimedMessages(rows.map(decoded));
+      return queue.toClaimedMessages(rows.map(decoded));
     } catch (error) {
       failure = error;
       await client.query('ROLLBACK').catch(() => undefined);
@@ -151,7 +141,7 @@ export class Messages implements MessageRepository {
        FROM json_to_recordset($2::json)
          AS s (id text, status text, updated_at text, due_at text, last_error text, attempts_back integer)
        WHERE m.id = s.id AND m.lease_owner = $1 AND m.status = 'queued'`,
-      [owner, JSON.stringify(settlements.map(settlementColumns))],
+      [owner, JSON.stringify(settlements.map(queue.settlementColumns))],
     );
   }
 

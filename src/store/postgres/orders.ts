@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import type { OrderRepository } from '../backend.js';
 import { cutPage, type Dialect, listingCondition, orderPageSql, type PageRowBase, type Parameter } from '../orderPages.js';
 import type { OrderRow, StatusRow, StoredOrderRow } from '../rows.js';
-import { NEW_ORDER_COLUMNS, newOrderRow, ORDER_COLUMNS, STORED_ORDER_COLUMNS, toOrder, toOrderWithStatus, toStoredOrder } from '../rows.js';
+import * as mapped from '../rows.js';
 import {
   type NewOrder,
   type OrderFilter,
@@ -35,7 +35,7 @@ const READ_LIST = `
     SELECT count(*)::integer AS shown FROM (SELECT 1 FROM orders WHERE status <> 'cancelled' LIMIT $2) c
   ) counted
   LEFT JOIN LATERAL (
-    SELECT ${ORDER_COLUMNS} FROM orders WHERE status <> 'cancelled' AND counted.shown < $2
+    SELECT ${mapped.ORDER_COLUMNS} FROM orders WHERE status <> 'cancelled' AND counted.shown < $2
   ) o ON true
   ORDER BY o.id`;
 
@@ -43,8 +43,8 @@ const READ_LIST = `
 type ListRow = { changes: string; active: boolean; shown: number } & (OrderRow | { id: null });
 
 /** The columns of a new order, as json_populate_recordset reads them: typed by the table itself. */
-const NEW_ORDERS = `INSERT INTO orders (${NEW_ORDER_COLUMNS.join(', ')}, created_at, updated_at)
-  SELECT ${NEW_ORDER_COLUMNS.join(', ')}, $2, $2
+const NEW_ORDERS = `INSERT INTO orders (${mapped.NEW_ORDER_COLUMNS.join(', ')}, created_at, updated_at)
+  SELECT ${mapped.NEW_ORDER_COLUMNS.join(', ')}, $2, $2
   FROM json_populate_recordset(NULL::orders, $1::json) WITH ORDINALITY
   ORDER BY ordinality`;
 
@@ -95,7 +95,7 @@ export class Orders implements OrderRepository {
       const readers = this.#readers;
       list = { version, rows: () => readers.stream() };
     } else {
-      const orders = first.id === null ? [] : (rows as OrderRow[]).map(toOrder);
+      const orders = first.id === null ? [] : (rows as OrderRow[]).map(mapped.toOrder);
       list = { version, orders: Object.freeze(orders) };
     }
     this.#list = { changes: first.changes, list };
@@ -110,7 +110,7 @@ export class Orders implements OrderRepository {
       values,
     );
     const { rows: orders, nextAfterId } = cutPage(rows, limit);
-    return { orders: orders.map(toOrderWithStatus), nextAfterId };
+    return { orders: orders.map(mapped.toOrderWithStatus), nextAfterId };
   }
 
   /** move_order_for_key() locks the row before it reads its status, then checks the key (migration 8). */
@@ -138,36 +138,36 @@ export class Orders implements OrderRepository {
   }
 
   async add(order: NewOrder): Promise<StoredOrder> {
-    const { rows } = await this.#pool.query<StoredOrderRow>(`${NEW_ORDERS} RETURNING ${STORED_ORDER_COLUMNS}`, [
-      JSON.stringify([newOrderRow(order)]),
+    const { rows } = await this.#pool.query<StoredOrderRow>(`${NEW_ORDERS} RETURNING ${mapped.STORED_ORDER_COLUMNS}`, [
+      JSON.stringify([mapped.newOrderRow(order)]),
       this.#now(),
     ]);
-    return toStoredOrder(rows[0] as StoredOrderRow);
+    return mapped.toStoredOrder(rows[0] as StoredOrderRow);
   }
 
   /** All or nothing: one statement. */
   async addAll(orders: readonly NewOrder[]): Promise<number> {
     if (orders.length === 0) return 0;
-    const { rowCount } = await this.#pool.query(NEW_ORDERS, [JSON.stringify(orders.map(newOrderRow)), this.#now()]);
+    const { rowCount } = await this.#pool.query(NEW_ORDERS, [JSON.stringify(orders.map(mapped.newOrderRow)), this.#now()]);
     return rowCount ?? 0;
   }
 
   async find(orderId: number): Promise<StoredOrder | undefined> {
     const { rows } = await this.#pool.query<StoredOrderRow>(
-      `SELECT ${STORED_ORDER_COLUMNS} FROM orders WHERE id = $1`,
+      `SELECT ${mapped.STORED_ORDER_COLUMNS} FROM orders WHERE id = $1`,
       [orderId],
     );
-    return rows[0] && toStoredOrder(rows[0]);
+    return rows[0] && mapped.toStoredOrder(rows[0]);
   }
 
   async listAll(filter?: OrderFilter): Promise<StoredOrder[]> {
     const values: unknown[] = [];
     const where = filter ? `WHERE ${listingCondition(filter, parameterInto(values))}` : '';
     const { rows } = await this.#pool.query<StoredOrderRow>(
-      `SELECT ${STORED_ORDER_COLUMNS} FROM orders ${where} ORDER BY id`,
+      `SELECT ${mapped.STORED_ORDER_COLUMNS} FROM orders ${where} ORDER BY id`,
       values,
     );
-    return rows.map(toStoredOrder);
+    return rows.map(mapped.toStoredOrder);
   }
 }
 

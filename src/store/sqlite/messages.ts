@@ -2,17 +2,7 @@
 // claims that deliver it: each a write of its own, so that the file's one writer serializes them.
 import type Database from 'better-sqlite3';
 import type { MessageRepository, QueuedAnswer } from '../backend.js';
-import {
-  claimSql,
-  type ClaimedRow,
-  findMessageSql,
-  type MessageRow,
-  messageListingSql,
-  settlementColumns,
-  toClaimedMessages,
-  toMessageWithStatus,
-  toStoredMessage,
-} from '../messageQueue.js';
+import * as queue from '../messageQueue.js';
 import {
   type IdempotencyKey,
   type Message,
@@ -125,14 +115,14 @@ export class Messages implements MessageRepository {
 
   find(messageId: string, accountId: number) {
     const values: unknown[] = [];
-    const row = this.#shape(findMessageSql(parameterInto(values), messageId, accountId)).get(...values);
-    return row === undefined ? undefined : toMessageWithStatus(row as MessageRow);
+    const row = this.#shape(queue.findMessageSql(parameterInto(values), messageId, accountId)).get(...values);
+    return row === undefined ? undefined : queue.toMessageWithStatus(row as queue.MessageRow);
   }
 
   list(filter: MessageFilter) {
     const values: unknown[] = [];
-    const rows = this.#shape(messageListingSql(filter, parameterInto(values))).all(...values);
-    return (rows as (MessageRow & { account: string })[]).map(toStoredMessage);
+    const rows = this.#shape(queue.messageListingSql(filter, parameterInto(values))).all(...values);
+    return (rows as (queue.MessageRow & { account: string })[]).map(queue.toStoredMessage);
   }
 
   retry(messageId: string): Promise<RetryOutcome> {
@@ -147,13 +137,13 @@ export class Messages implements MessageRepository {
   claim(claim: MessageClaim, examined: number) {
     const values: unknown[] = [];
     const dialect = { parameter: parameterInto(values), indexedBy: (index: string) => `INDEXED BY ${index}` };
-    const statement = this.#shape(claimSql(claim, examined, dialect));
-    return this.#connection.groupCommit.run(() => toClaimedMessages(statement.all(...values) as ClaimedRow[]));
+    const statement = this.#shape(queue.claimSql(claim, examined, dialect));
+    return this.#connection.groupCommit.run(() => queue.toClaimedMessages(statement.all(...values) as queue.ClaimedRow[]));
   }
 
   settle(owner: string, settlements: readonly Settlement[]): Promise<void> {
     return this.#connection.groupCommit.run(() => {
-      for (const settlement of settlements) this.#statements.settle.run({ ...settlementColumns(settlement), owner });
+      for (const settlement of settlements) this.#statements.settle.run({ ...queue.settlementColumns(settlement), owner });
     });
   }
 

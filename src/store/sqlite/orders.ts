@@ -3,7 +3,7 @@ import type { Statement } from 'better-sqlite3';
 import type { OrderRepository } from '../backend.js';
 import { cutPage, type Dialect, listingCondition, orderPageSql, type PageRowBase, type Parameter } from '../orderPages.js';
 import type { OrderRow, StatusRow, StoredOrderRow } from '../rows.js';
-import { NEW_ORDER_COLUMNS, newOrderRow, ORDER_COLUMNS, STORED_ORDER_COLUMNS, toOrder, toOrderWithStatus, toStoredOrder } from '../rows.js';
+import * as mapped from '../rows.js';
 import {
   type NewOrder,
   type OrderFilter,
@@ -49,16 +49,16 @@ export class Orders implements OrderRepository {
     this.#isActiveKey = isActiveKey;
     this.#listReaders = new OrderListReaders(db.name, maxStreamedLists);
     this.#statements = {
-      list: db.prepare<[], OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE status <> 'cancelled' ORDER BY id`),
-      listAll: db.prepare<[], StoredOrderRow>(`SELECT ${STORED_ORDER_COLUMNS} FROM orders ORDER BY id`),
-      byId: db.prepare<[number], StoredOrderRow>(`SELECT ${STORED_ORDER_COLUMNS} FROM orders WHERE id = ?`),
+      list: db.prepare<[], OrderRow>(`SELECT ${mapped.ORDER_COLUMNS} FROM orders WHERE status <> 'cancelled' ORDER BY id`),
+      listAll: db.prepare<[], StoredOrderRow>(`SELECT ${mapped.STORED_ORDER_COLUMNS} FROM orders ORDER BY id`),
+      byId: db.prepare<[number], StoredOrderRow>(`SELECT ${mapped.STORED_ORDER_COLUMNS} FROM orders WHERE id = ?`),
       status: db.prepare<[number], { status: OrderStatus }>(`SELECT status FROM orders WHERE id = ?`),
       move: db.prepare<[OrderStatus, string, number, OrderStatus]>(
         `UPDATE orders SET status = ?, updated_at = ? WHERE id = ? AND status = ?`,
       ),
       insert: db.prepare(
-        `INSERT INTO orders (${NEW_ORDER_COLUMNS.join(', ')}, created_at, updated_at)
-         VALUES (${NEW_ORDER_COLUMNS.map((column) => `@${column}`).join(', ')}, @now, @now)`,
+        `INSERT INTO orders (${mapped.NEW_ORDER_COLUMNS.join(', ')}, created_at, updated_at)
+         VALUES (${mapped.NEW_ORDER_COLUMNS.map((column) => `@${column}`).join(', ')}, @now, @now)`,
       ),
       countUpTo: db
         .prepare<[number]>(`SELECT count(*) FROM (SELECT 1 FROM orders WHERE status <> 'cancelled' LIMIT ?)`)
@@ -75,7 +75,7 @@ export class Orders implements OrderRepository {
       const current = version.get() as string;
       if (last?.version === current) return last;
       if ((countUpTo.get(streamOrdersAbove + 1) as number) <= streamOrdersAbove) {
-        return { version: current, orders: Object.freeze(list.all().map(toOrder)) };
+        return { version: current, orders: Object.freeze(list.all().map(mapped.toOrder)) };
       }
       const readers = this.#listReaders;
       return { version: current, rows: () => readers.stream() };
@@ -100,7 +100,7 @@ export class Orders implements OrderRepository {
     const values: unknown[] = [];
     const sql = orderPageSql(filter, afterId, limit, pageDialect(values));
     const { rows, nextAfterId } = cutPage(this.#prepared(sql).all(...values), limit);
-    return { orders: rows.map(toOrderWithStatus), nextAfterId };
+    return { orders: rows.map(mapped.toOrderWithStatus), nextAfterId };
   }
 
   /** Every move in one turn of the event loop shares one transaction (groupCommit.ts). */
@@ -138,15 +138,15 @@ export class Orders implements OrderRepository {
 
   find(orderId: number): StoredOrder | undefined {
     const row = this.#statements.byId.get(orderId);
-    return row && toStoredOrder(row);
+    return row && mapped.toStoredOrder(row);
   }
 
   listAll(filter?: OrderFilter): StoredOrder[] {
-    if (!filter) return this.#statements.listAll.all().map(toStoredOrder);
+    if (!filter) return this.#statements.listAll.all().map(mapped.toStoredOrder);
     const values: unknown[] = [];
     const condition = listingCondition(filter, parameterInto(values));
-    const rows = this.#prepared(`SELECT ${STORED_ORDER_COLUMNS} FROM orders WHERE ${condition} ORDER BY id`).all(...values);
-    return rows.map(toStoredOrder);
+    const rows = this.#prepared(`SELECT ${mapped.STORED_ORDER_COLUMNS} FROM orders WHERE ${condition} ORDER BY id`).all(...values);
+    return rows.map(mapped.toStoredOrder);
   }
 
   close(): void {
@@ -154,7 +154,7 @@ export class Orders implements OrderRepository {
   }
 
   #insert(order: NewOrder): number | bigint {
-    const row = newOrderRow(order);
+    const row = mapped.newOrderRow(order);
     return this.#statements.insert.run({ ...row, complete: Number(row.complete), now: this.#connection.now() })
       .lastInsertRowid;
   }
