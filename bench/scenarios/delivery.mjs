@@ -1,8 +1,8 @@
 // How soon a message reaches the operator's endpoint: sendMessage at a steady rate (1,000 a second, from 16
 // accounts in turn) against the project delivering to a receiver in this process that answers 204 at once.
 // The figure is the time from the 202 reaching the sender to the delivery reaching the receiver (both seen
-// by this process), its median over the rounds' medians, and the 99th percentile of every message. The
-// target: a median of 100 ms at most. Figures of a smoke run mean nothing.
+// by this process), its median over the rounds' medians, and the 99th percentile of every message of the
+// rounds after the first. The target: a median of 100 ms at most. Figures of a smoke run mean nothing.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { displayPrefix, generateKey, keyDigest } from '../../dist/keys.js';
@@ -89,20 +89,29 @@ export default {
       key,
     );
     const medians = [];
+    const rounds = [];
     const every = [];
     for (let n = 0; n < ROUNDS; n++) {
       const times = await round(contender, keys, receiver.received);
+      rounds.push(times.length);
       medians.push(median(times));
       every.push(...times);
     }
     contender.stop();
     receiver.close();
-    const p99 = [...every].sort((a, b) => a - b)[Math.floor(every.length * 0.99)];
+    // The first round meets a process just started (its code not yet optimized), which may fall behind this
+    // rate for a few seconds: the 99th percentile is of the rounds after it, and each round's median is shown.
+    const warm = every.slice(rounds[0] ?? 0);
+    const p99 = percentile99(warm.length > 0 ? warm : every);
     report([
       `202 to delivery, ${RATE} msg/s from ${ACCOUNTS} accounts, instant receiver`,
       `median ${median(medians).toFixed(1)} ms`,
-      `p99 ${p99.toFixed(1)} ms; ${every.length} messages`,
+      `p99 ${p99.toFixed(1)} ms after the first round; rounds' medians ${medians.map((m) => m.toFixed(1)).join(', ')} ms; ${every.length} messages`,
       'median ≤ 100 ms',
     ]);
   },
 };
+
+function percentile99(values) {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.99)];
+}
