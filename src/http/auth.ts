@@ -2,6 +2,7 @@
 // in constant time. The key itself is never kept, logged or compared as text.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { andThen, type Awaitable } from '../awaitable.js';
 import type { ErrorAnswer } from '../contract/errorBody.js';
 import { KEY_REQUIRED, unauthorized } from '../contract/unauthorized.js';
 import { hasKeyShape, hasValidChecksum, keyDigest } from '../keys.js';
@@ -32,7 +33,7 @@ export class KnownCallers {
   constructor(readonly keys: KeyStore) {}
 
   /** The caller of `header`; a key never seen before is looked up, and a malformed one refused before. */
-  async identify(header: string | undefined, lookUp: boolean): Promise<Caller | undefined> {
+  identify(header: string | undefined, lookUp: boolean): Awaitable<Caller | undefined> {
     const token = bearerToken(header);
     if (token === undefined || !hasKeyShape(token)) return undefined;
     const digest = keyDigest(token);
@@ -41,21 +42,23 @@ export class KnownCallers {
     // Its checksum was checked when it was learned: the same key cannot have lost it.
     if (known && !lookUp && timingSafeEqual(known.keyDigest, digest)) return { principal: known, known: true };
     if (!known && !hasValidChecksum(token)) return undefined;
-    const principal = await authenticate(digest, this.keys);
-    if (!principal) {
-      this.#byDigest.delete(digestText);
-      return undefined;
-    }
-    if (this.#byDigest.size >= MAX_KNOWN_CALLERS) this.#byDigest.clear();
-    this.#byDigest.set(digestText, principal);
-    return { principal, known: false };
+    return andThen(authenticate(digest, this.keys), (principal) => {
+      if (!principal) {
+        this.#byDigest.delete(digestText);
+        return undefined;
+      }
+      if (this.#byDigest.size >= MAX_KNOWN_CALLERS) this.#byDigest.clear();
+      this.#byDigest.set(digestText, principal);
+      return { principal, known: false };
+    });
   }
 
   /** Whether a known caller's key is still active, by a lookup; one that is not is forgotten. */
-  async confirm(principal: Principal): Promise<boolean> {
-    if (await authenticate(principal.keyDigest, this.keys)) return true;
-    this.forget(principal);
-    return false;
+  confirm(principal: Principal): Awaitable<boolean> {
+    return andThen(authenticate(principal.keyDigest, this.keys), (active) => {
+      if (!active) this.forget(principal);
+      return active !== undefined;
+    });
   }
 
   forget(principal: Principal): void {
@@ -64,12 +67,13 @@ export class KnownCallers {
 }
 
 /** The active key whose digest is `digest`, as the caller it names. */
-export async function authenticate(digest: Buffer, keys: KeyStore): Promise<Principal | undefined> {
-  const key = await keys.findActiveKey(digest);
-  // The lookup is by digest, so a timing difference there says nothing about the key; the final
-  // comparison is still constant-time so no code path compares secrets byte by byte.
-  if (!key || key.digest.length !== digest.length || !timingSafeEqual(key.digest, digest)) return undefined;
-  return { accountId: key.accountId, accountName: key.accountName, keyId: key.keyId, keyDigest: key.digest };
+export function authenticate(digest: Buffer, keys: KeyStore): Awaitable<Principal | undefined> {
+  return andThen(keys.findActiveKey(digest), (key) => {
+    // The lookup is by digest, so a timing difference there says nothing about the key; the final
+    // comparison is still constant-time so no code path compares secrets byte by byte.
+    if (!key || key.digest.length !== digest.length || !timingSafeEqual(key.digest, digest)) return undefined;
+    return { accountId: key.accountId, accountName: key.accountName, keyId: key.keyId, keyDigest: key.digest };
+  });
 }
 
 /**
@@ -78,15 +82,16 @@ export async function authenticate(digest: Buffer, keys: KeyStore): Promise<Prin
  * (keyRefused); a key in the URL is in logs and histories already, so it is neither looked up (the answer
  * tells nothing about it) nor counted.
  */
-export async function authenticateRequest(
+export function authenticateRequest(
   request: FastifyRequest,
   callers: KnownCallers,
   quotas: RequestQuotas,
   lookUp: boolean,
-): Promise<Caller | { refusal: ErrorAnswer<401> | ErrorAnswer<429> }> {
+): Awaitable<Caller | { refusal: ErrorAnswer<401> | ErrorAnswer<429> }> {
   if (sendsKeyInUrl(request.query)) return { refusal: KEY_IN_URL };
-  const caller = await callers.identify(singleHeader(request.raw.rawHeaders, 'authorization'), lookUp);
-  return caller ?? { refusal: await keyRefused(request, quotas) };
+  return andThen(callers.identify(singleHeader(request.raw.rawHeaders, 'authorization'), lookUp), (caller) =>
+    caller ?? andThen(keyRefused(request, quotas), (refusal) => ({ refusal })),
+  );
 }
 
 /**
@@ -94,8 +99,8 @@ export async function authenticateRequest(
  * against the address before it is answered, and past the address's quota it is a 429, as the address's
  * next request would be.
  */
-export async function keyRefused(request: FastifyRequest, quotas: RequestQuotas): Promise<ErrorAnswer<401> | ErrorAnswer<429>> {
-  return (await quotas.authenticationFailed(request.ip)) ?? KEY_REQUIRED;
+export function keyRefused(request: FastifyRequest, quotas: RequestQuotas): Awaitable<ErrorAnswer<401> | ErrorAnswer<429>> {
+  return andThen(quotas.authenticationFailed(request.ip), (tooMany) => tooMany ?? KEY_REQUIRED);
 }
 
 /** RFC 6750 §2.3 lets a bearer token travel as `access_token` in the query; this API does not. */

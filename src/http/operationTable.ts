@@ -6,6 +6,7 @@
 import type { OpenAPIBackend, Request as ApiRequest } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
 import { type DeprecationPolicy, deprecationPolicies } from '../contract/deprecation.js';
+import type { Awaitable } from '../awaitable.js';
 import type { Answer } from '../contract/answer.js';
 import { type ApiVersion, type Contract, operationsOf } from '../contract/document.js';
 import { apiError } from '../contract/errorBody.js';
@@ -30,9 +31,9 @@ export interface Operation {
   conditional: boolean;
   /** Whether its store call checks the caller's key itself (operations/handler.ts, KeyCheckedByStore). */
   keyCheckedByStore: boolean;
-  validate(request: ApiRequest): Promise<Validation>;
+  validate(request: ApiRequest): Awaitable<Validation>;
   /** Its version's handler, given the input its contract checked. */
-  handler(input: Input<never>, dependencies: Dependencies): Answer | Promise<Answer>;
+  handler(input: Input<never>, dependencies: Dependencies): Awaitable<Answer>;
 }
 
 export interface OperationTable {
@@ -48,7 +49,8 @@ export function operationTable<V extends ApiVersion>(
   keyCheckedByStore: ReadonlySet<OperationId<V>>,
 ): OperationTable {
   let loading: Promise<Validators> | undefined;
-  const loaded = () => (loading ??= loadValidators(contract));
+  let validators: Validators | undefined;
+  const loaded = () => (loading ??= loadValidators(contract).then((ready) => (validators = ready)));
   const declared = operationsOf(contract.document);
   const policies = deprecationPolicies(declared);
   const operations = declared.map(({ operationId: id, method, path, definition: asDeclared }): Operation => {
@@ -65,7 +67,9 @@ export function operationTable<V extends ApiVersion>(
       headerParameters: parameters.filter(({ in: where }) => where === 'header').map(({ name }) => name),
       conditional: supportsConditionalGet(definition),
       keyCheckedByStore: keyCheckedByStore.has(id as OperationId<V>),
-      validate: async (request) => (await loaded()).validate(operationId, request),
+      // At once when the validators are loaded, as they are soon after start.
+      validate: (request) =>
+        validators ? validators.validate(operationId, request) : loaded().then((ready) => ready.validate(operationId, request)),
       handler: handlers[operationId as keyof Handlers<V>] as unknown as Operation['handler'],
     };
   });

@@ -7,6 +7,7 @@
 // store call checks it (auth.ts, KnownCallers): that call's UNAUTHORIZED is the 401, and any refusal before
 // it waits for the key's lookup, so that the order of answers stays as written.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { andThen, type Awaitable } from '../awaitable.js';
 import type { Answer } from '../contract/answer.js';
 import { refuseAfterSunset } from '../contract/deprecation.js';
 import type { StoreParts } from '../operations/handler.js';
@@ -18,7 +19,7 @@ import { operationBody } from './body.js';
 import { conditionalGet } from './conditional.js';
 import type { Operation } from './operationTable.js';
 import { invalidIntegerParameter } from './parameters.js';
-import type { RequestQuotas } from './quotas.js';
+import type { KeyUsage, RequestQuotas } from './quotas.js';
 import { validatedInput } from './validation.js';
 
 export interface PipelineDependencies {
@@ -33,55 +34,74 @@ interface Carried {
   headers: Record<string, string> | undefined;
 }
 
-export async function respond(
+/** Answers the request: at once when no stage waits, else once the stage that waits is done. */
+export function respond(
   operation: Operation,
   request: FastifyRequest,
   reply: FastifyReply,
   dependencies: PipelineDependencies,
-): Promise<void> {
+): Awaitable<void> {
   // Every answer of a deprecated operation says so, refusals and failures included.
   const carried: Carried = { headers: operation.deprecation?.headers };
-  let answer: Answer;
+  const failed = (error: unknown) => {
+    send(reply, answerToFailure(request, error), carried.headers);
+  };
+  let answer: Awaitable<Answer>;
   try {
-    answer = await checkThenRun(operation, request, reply, dependencies, carried);
+    answer = checkThenRun(operation, request, reply, dependencies, carried);
   } catch (error) {
-    answer = answerToFailure(request, error);
+    failed(error);
+    return;
   }
-  send(reply, answer, carried.headers);
+  if (!(answer instanceof Promise)) {
+    send(reply, answer, carried.headers);
+    return;
+  }
+  return answer.then((settled) => {
+    send(reply, settled, carried.headers);
+  }, failed);
 }
 
-async function checkThenRun(
+function checkThenRun(
   operation: Operation,
   request: FastifyRequest,
   reply: FastifyReply,
   dependencies: PipelineDependencies,
   carried: Carried,
-): Promise<Answer> {
+): Awaitable<Answer> {
   const { callers, quotas, now } = dependencies;
-  const gone = refuseAfterSunset(operation.deprecation, now());
+  const gone = operation.deprecation && refuseAfterSunset(operation.deprecation, now());
   if (gone) return gone;
-  const blocked = await quotas.refuseAddress(request.ip);
-  if (blocked) return blocked;
-  const caller = await authenticateRequest(request, callers, quotas, !operation.keyCheckedByStore);
-  if ('refusal' in caller) return caller.refusal;
-  request.principal = caller.principal;
-  return checkInputThenRun(operation, request, reply, dependencies, carried, caller);
+  return andThen(quotas.refuseAddress(request.ip), (blocked) => {
+    if (blocked) return blocked;
+    return andThen(authenticateRequest(request, callers, quotas, !operation.keyCheckedByStore), (caller) => {
+      if ('refusal' in caller) return caller.refusal;
+      request.principal = caller.principal;
+      return andThen(quotas.countKey(caller.principal.keyId), (usage) =>
+        checkInputThenRun(operation, request, reply, dependencies, carried, caller, usage),
+      );
+    });
+  });
 }
 
 /** What comes after authentication; a refusal to a known caller waits for its key's lookup (401 first). */
-async function checkInputThenRun(
+function checkInputThenRun(
   operation: Operation,
   request: FastifyRequest,
   reply: FastifyReply,
   dependencies: PipelineDependencies,
   carried: Carried,
   { principal, known }: Caller,
-): Promise<Answer> {
-  const { callers, parts, quotas, now } = dependencies;
-  const usage = await quotas.countKey(principal.keyId);
+  usage: KeyUsage,
+): Awaitable<Answer> {
+  const { callers, parts, now } = dependencies;
   const counted = usage.refusal === undefined;
-  const refused = async (refusal: Answer) =>
-    known && !(await callers.confirm(principal)) ? refuseKey(request, dependencies, carried, operation, counted && principal) : refusal;
+  const refused = (refusal: Answer) =>
+    known
+      ? andThen(callers.confirm(principal), (active) =>
+          active ? refusal : refuseKey(request, dependencies, carried, operation, counted && principal),
+        )
+      : refusal;
   // From here on, every answer to the key tells where its quota stands.
   if (usage.headers) carried.headers = carried.headers ? { ...carried.headers, ...usage.headers } : usage.headers;
   if (usage.refusal) return refused(usage.refusal);
@@ -91,19 +111,25 @@ async function checkInputThenRun(
     request.query as Record<string, unknown>,
   );
   if (invalidInteger) return refused(invalidInteger);
-  const read = operation.definition.requestBody ? await operationBody(request, reply.raw) : { body: undefined };
-  if ('refusal' in read) return refused(read.refusal);
-  const checked = await validatedInput(operation, request, read.body);
-  if ('refusal' in checked) return refused(checked.refusal);
-  const store = parts[operation.operationId];
-  const answer = await operation.handler(checked.input, { store, principal, now });
-  if (answer.status === 401) {
-    // The operation's own: its store call found the key no longer active.
-    callers.forget(principal);
-    return refuseKey(request, dependencies, carried, operation, counted && principal);
-  }
-  return operation.conditional ? conditionalGet(answer, request.headers['if-none-match']) : answer;
+  const read = operation.definition.requestBody ? operationBody(request, reply.raw) : NO_BODY;
+  return andThen(read, (read) => {
+    if ('refusal' in read) return refused(read.refusal);
+    return andThen(validatedInput(operation, request, read.body), (checked) => {
+      if ('refusal' in checked) return refused(checked.refusal);
+      const store = parts[operation.operationId];
+      return andThen(operation.handler(checked.input, { store, principal, now }), (answer) => {
+        if (answer.status === 401) {
+          // The operation's own: its store call found the key no longer active.
+          callers.forget(principal);
+          return refuseKey(request, dependencies, carried, operation, counted && principal);
+        }
+        return operation.conditional ? conditionalGet(answer, request.headers['if-none-match']) : answer;
+      });
+    });
+  });
 }
+
+const NO_BODY = { body: undefined };
 
 /**
  * A key found not active after authentication: answered as authentication would have, with no quota

@@ -1,7 +1,7 @@
 // The routes of each API root (/v1, /v2): one Fastify route per operation of its contract, each answering
 // through the pipeline, and one for everything else under the root: 405 with `Allow` on a path the
 // contract has with other methods, 404 on any other path (a trailing slash is another path).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { operationsOf, type Contract } from '../contract/document.js';
 import { allowedMethodsOf, methodNotAllowed, NO_SUCH_PATH } from '../serving/methods.js';
 import { send } from '../serving/reply.js';
@@ -34,16 +34,22 @@ export function registerOperations(
     const loadValidators = () => {
       loading ??= table.load().catch((error: unknown) => app.log.error({ err: error }, 'cannot load the validators'));
     };
+    // The validators are loaded once a first request is answered, not in its way.
+    const answeredFirst = (reply: FastifyReply) => {
+      if (loading === undefined) loadValidators();
+      return reply;
+    };
     for (const operation of table.operations) {
       app.route({
         method: operation.method,
         url: operation.url,
         config: { operationId: operation.operationId, apiVersion: operation.version },
-        handler: async (request, reply) => {
-          await respond(operation, request, reply, dependencies);
-          // The validators are loaded once a first request is answered, not in its way.
-          loadValidators();
-          return reply;
+        // Not an async function: a request that waits for nothing is answered in its turn, with no promise
+        // (and then returns nothing, as Fastify asks of a handler that sent its reply itself).
+        handler: (request, reply) => {
+          const answered = respond(operation, request, reply, dependencies);
+          if (answered instanceof Promise) return answered.then(() => answeredFirst(reply));
+          answeredFirst(reply);
         },
       });
     }

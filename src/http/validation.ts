@@ -5,6 +5,7 @@ import type { ErrorObject } from 'ajv';
 import type { FastifyRequest } from 'fastify';
 import type { Request as ApiRequest } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
+import { andThen, type Awaitable } from '../awaitable.js';
 import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
 import type { Input } from '../contract/types.js';
 import { declaredContentType } from './body.js';
@@ -17,35 +18,44 @@ export interface Validation {
 interface ValidatedOperation {
   definition: OpenAPIV3.OperationObject;
   headerParameters: string[];
-  validate(request: ApiRequest): Promise<Validation>;
+  validate(request: ApiRequest): Awaitable<Validation>;
 }
 
 /** The operation's input, checked against the contract, or the 400 that says what is wrong with it. */
-export async function validatedInput(
+export function validatedInput(
   operation: ValidatedOperation,
   request: FastifyRequest,
   body: unknown,
-): Promise<{ input: Input<never> } | { refusal: ErrorAnswer<400> }> {
-  let path: unknown = {};
-  let query: unknown = {};
-  if (hasAnythingToValidate(operation.definition, request)) {
-    const validation = await operation.validate({
-      method: request.method,
-      path: request.url.split('?', 1)[0] as string,
-      query: request.query as Record<string, string | string[]>,
-      headers: headersOf(request),
-      body,
-    });
-    if (validation.errors) return { refusal: invalidRequest(validation.errors) };
-    ({ params: path = {}, query = {} } = validation.coerced as { params?: unknown; query?: unknown });
-  }
+): Awaitable<{ input: Input<never> } | { refusal: ErrorAnswer<400> }> {
+  if (!hasAnythingToValidate(operation.definition, request)) return { input: inputOf(operation, request, {}, {}, body) };
+  const validation = operation.validate({
+    method: request.method,
+    path: request.url.split('?', 1)[0] as string,
+    query: request.query as Record<string, string | string[]>,
+    headers: headersOf(request),
+    body,
+  });
+  return andThen(validation, ({ errors, coerced }) => {
+    if (errors) return { refusal: invalidRequest(errors) };
+    const { params: path = {}, query = {} } = coerced as { params?: unknown; query?: unknown };
+    return { input: inputOf(operation, request, path, query, body) };
+  });
+}
+
+function inputOf(
+  operation: ValidatedOperation,
+  request: FastifyRequest,
+  path: unknown,
+  query: unknown,
+  body: unknown,
+): Input<never> {
   const headers: Record<string, string | undefined> = {};
   for (const name of operation.headerParameters) {
     // Validated: a repeated field reaches here joined with ", ", which no header pattern allows.
     const value = request.headers[name.toLowerCase()];
     headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  return { input: { path, pathText: request.params, query, body, headers } as Input<never> };
+  return { path, pathText: request.params, query, body, headers } as Input<never>;
 }
 
 /** The validator picks the body's schema by its Content-Type, which rawBodies.ts keeps from Fastify. */

@@ -1,11 +1,12 @@
 // GET /store/orders: every order that is not cancelled, by id. Conditional requests are handled in http/.
+import { andThen } from '../awaitable.js';
 import { streamedArray } from '../contract/streamedArray.js';
 import { KEY_REQUIRED } from '../contract/unauthorized.js';
 import { UNAUTHORIZED } from '../store/store.js';
 import type { Handler } from './handler.js';
 
-export const listOrders: Handler<'listOrders'> = async (_input, { store, principal }) => {
-  const list = await store.listOrders(principal);
-  if (list === UNAUTHORIZED) return KEY_REQUIRED;
-  return { status: 200, body: 'orders' in list ? list.orders : streamedArray(list.version, list.rows) };
-};
+export const listOrders: Handler<'listOrders'> = (_input, { store, principal }) =>
+  andThen(store.listOrders(principal), (list) => {
+    if (list === UNAUTHORIZED) return KEY_REQUIRED;
+    return { status: 200, body: 'orders' in list ? list.orders : streamedArray(list.version, list.rows) };
+  });

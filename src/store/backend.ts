@@ -2,6 +2,7 @@
 // names its databases (URL schemes), reads its own settings from the environment, opens one repository per
 // aggregate (compose.ts makes the Store of them, once for every backend) and copies its tables out and in
 // (copy.ts). Nothing outside its folder knows a backend's settings, SQL or driver.
+import type { Awaitable } from '../awaitable.js';
 import type { MigrationListener } from './migrations.js';
 import type { QuotaLease, QuotaLeaseRequest } from './quotas.js';
 import type {
@@ -35,8 +36,11 @@ import type {
   Unauthorized,
 } from './store.js';
 
-/** A repository answers synchronously or not: compose.ts gives every answer to the seam as a promise. */
-export type Awaitable<T> = T | Promise<T>;
+/**
+ * A repository answers synchronously or not: compose.ts gives every answer to the seam as a promise, but
+ * the reads on a request's way (a key, the list, a page) as they came.
+ */
+export type { Awaitable };
 
 /**
  * Orders, as store.ts's OrderStore and OrderAdmin and the telemetry's count. Every id given here is a safe

@@ -3,6 +3,7 @@
 // Idempotency-Key is handled the same way everywhere (one request per key in flight in this process, the
 // expired keys purged now and then). A backend gives only what differs: its statements.
 import type {
+  Awaitable,
   DeprecatedCallRepository,
   KeyRepository,
   MessageRepository,
@@ -42,17 +43,22 @@ import {
 /** Runs a repository's call now, with its failures (thrown or rejected) as the store's own. */
 type Guard = <T>(work: () => T | Promise<T>) => Promise<T>;
 
+/** As a Guard, for a read on a request's way: an answer there at once is given at once, a failure thrown. */
+type ReadGuard = <T>(work: () => Awaitable<T>) => Awaitable<T>;
+
 /** Expired keys are refused by age anyway: purging them only bounds the table, so it need not be often. */
 const PURGE_KEYS_EVERY_MS = 60_000;
 
 export function composeStore(repositories: Repositories): AdminStore {
-  const guard = guardWith((error) => repositories.storeErrorFor(error));
+  const storeErrorFor = (error: unknown) => repositories.storeErrorFor(error);
+  const guard = guardWith(storeErrorFor);
+  const read = readGuardWith(storeErrorFor);
   const checked = checkedFirst(repositories.keys);
   return {
-    orders: orderFront(repositories.orders, guard, checked),
+    orders: orderFront(repositories.orders, guard, read, checked),
     pets: petFront(repositories.pets, guard),
     messages: messageFront(repositories.messages, guard),
-    keys: keyFront(repositories.keys, guard),
+    keys: keyFront(repositories.keys, guard, read),
     telemetry: telemetryFront(repositories, guard),
     delivery: deliveryFront(repositories.messages, guard),
     ...(repositories.quotas && { quotas: quotaFront(repositories.quotas, guard) }),
@@ -81,6 +87,21 @@ function guardWith(storeErrorFor: (error: unknown) => unknown): Guard {
   };
 }
 
+function readGuardWith(storeErrorFor: (error: unknown) => unknown): ReadGuard {
+  return <T>(work: () => Awaitable<T>): Awaitable<T> => {
+    let result: Awaitable<T>;
+    try {
+      result = work();
+    } catch (error) {
+      throw storeErrorFor(error);
+    }
+    if (!(result instanceof Promise)) return result;
+    return result.catch((error: unknown) => {
+      throw storeErrorFor(error);
+    });
+  };
+}
+
 /** A caller's call that no repository call checks the key of: the key is looked up instead. */
 type CheckedFirst = <T>(caller: Principal, work: () => T | Promise<T>) => T | Unauthorized | Promise<T | Unauthorized>;
 
@@ -94,10 +115,10 @@ function checkedFirst(keys: KeyRepository): CheckedFirst {
 
 const MISSING = 'missing' as const;
 
-function orderFront(orders: OrderRepository, guard: Guard, checked: CheckedFirst): OrderStore & OrderAdmin {
+function orderFront(orders: OrderRepository, guard: Guard, read: ReadGuard, checked: CheckedFirst): OrderStore & OrderAdmin {
   return {
-    listOrders: (caller) => guard(() => orders.list(caller.keyDigest)),
-    listOrderPage: (query) => guard(() => orders.page(query)),
+    listOrders: (caller) => read(() => orders.list(caller.keyDigest)),
+    listOrderPage: (query) => read(() => orders.page(query)),
     cancelOrder: (orderId, caller) => {
       if (!isStoreId(orderId)) return guard(() => checked(caller, () => MISSING));
       return guard(() => orders.move(orderId, 'pending', 'cancelled', cancelOutcome, caller.keyDigest));
@@ -178,11 +199,11 @@ function queuedMessage({ id, message, createdAt }: { id: string; message: string
   return { id, message, status: 'queued', createdAt };
 }
 
-function keyFront(keys: KeyRepository, guard: Guard): KeyStore & KeyAdmin {
+function keyFront(keys: KeyRepository, guard: Guard, read: ReadGuard): KeyStore & KeyAdmin {
   const revoke = (keyId: number | undefined) =>
     keyId !== undefined && isStoreId(keyId) ? guard(() => keys.revoke(keyId)) : Promise.resolve(MISSING);
   return {
-    findActiveKey: (digest) => guard(() => keys.findActiveKey(digest)),
+    findActiveKey: (digest) => read(() => keys.findActiveKey(digest)),
     createAccount: (name) => guard(() => keys.createAccount(name)),
     findAccount: (name) => guard(() => keys.findAccount(name)),
     createKey: (accountId, digest, prefix) => guard(() => keys.createKey(accountId, digest, prefix)),

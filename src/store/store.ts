@@ -4,6 +4,7 @@
 import type { components } from '../../generated/openapi.js';
 import type { components as componentsV2 } from '../../generated/openapi.v2.js';
 import type { Readable } from 'node:stream';
+import type { Awaitable } from '../awaitable.js';
 import type { QuotaStore } from './quotas.js';
 import type { DeliveryStore, MessageAdmin, MessageStore } from './messageStore.js';
 import type { TelemetryAdmin, TelemetryStore } from './telemetryStore.js';
@@ -148,9 +149,9 @@ export interface OrderPage {
 
 /** Orders as the API sees them; a call for a caller checks the caller's key (UNAUTHORIZED). */
 export interface OrderStore {
-  listOrders(caller: Principal): Promise<OrderList | Unauthorized>;
+  listOrders(caller: Principal): Awaitable<OrderList | Unauthorized>;
   /** Answered from an index, however deep the page, examining a bounded number of orders. */
-  listOrderPage(query: OrderPageQuery): Promise<OrderPage>;
+  listOrderPage(query: OrderPageQuery): Awaitable<OrderPage>;
   /** Settles once the change is committed. Exactly one of any number of concurrent cancels wins. */
   cancelOrder(orderId: number, caller: Principal): Promise<CancelOutcome | Unauthorized>;
 }
@@ -177,7 +178,7 @@ export interface PetAdmin {
 /** Accounts and their API keys, kept as digests only. */
 export interface KeyStore {
   /** The active (not revoked) key whose digest is `digest`; a revoked key is never found again. */
-  findActiveKey(digest: Buffer): Promise<ActiveKey | undefined>;
+  findActiveKey(digest: Buffer): Awaitable<ActiveKey | undefined>;
 }
 
 export interface KeyAdmin {

@@ -12,7 +12,7 @@ import type {
 } from '../store/store.js';
 import type { TalliedHistogram } from './talliedHistogram.js';
 
-type Call = (...args: never[]) => Promise<unknown>;
+type Call = (...args: never[]) => unknown;
 
 export function timedStore(store: Store, duration: TalliedHistogram<'method'>): Store {
   /** `part` with each of `methods` timed; `satisfies` on each list keeps it complete. */
@@ -20,11 +20,23 @@ export function timedStore(store: Store, duration: TalliedHistogram<'method'>): 
     const wrapped = {} as Record<string, Call>;
     for (const method of methods) {
       const series = duration.series({ method });
-      // Not an async function: one promise less per call, on every request's key lookup at least.
+      // Not an async function: an answer given at once stays one (the reads on a request's way), and one
+      // that waits makes one promise less.
       wrapped[method] = (...args) => {
         const started = performance.now();
         const observe = () => series.observe((performance.now() - started) / 1000);
-        return (part[method] as Call).apply(part, args).then(
+        let result: unknown;
+        try {
+          result = (part[method] as Call).apply(part, args);
+        } catch (error) {
+          observe();
+          throw error;
+        }
+        if (!(result instanceof Promise)) {
+          observe();
+          return result;
+        }
+        return (result as Promise<unknown>).then(
           (value) => {
             observe();
             return value;

@@ -1,5 +1,6 @@
 // GET /v2/store/orders: one page of the orders that match the filters, in id order, with the way to the
 // next page in the body (nextCursor) and in a Link header. Conditional requests are handled in http/.
+import { andThen } from '../../awaitable.js';
 import { apiError } from '../../contract/errorBody.js';
 import { holdsNoInstant, instantAtOrAfter, type ShipDateRange, shipDateRange } from '../../contract/instants.js';
 import type { Input } from '../../contract/types.js';
@@ -15,7 +16,7 @@ const DEFAULT_STATUSES = ['pending', 'shipped'] as const;
 
 type Query = NonNullable<Input<'listOrders', 'v2'>['query']>;
 
-export const listOrders: Handler<'listOrders', 'v2'> = async ({ query = {} }, { store }) => {
+export const listOrders: Handler<'listOrders', 'v2'> = ({ query = {} }, { store }) => {
   const filter = filterOf(query);
   if ('refusal' in filter) return filter.refusal;
   let afterId = 0;
@@ -29,16 +30,17 @@ export const listOrders: Handler<'listOrders', 'v2'> = async ({ query = {} }, { 
   if ((filter.petId !== undefined && !Number.isSafeInteger(filter.petId)) || holdsNoInstant(filter)) {
     return { status: 200, body: { data: [], hasMore: false } };
   }
-  const page = await store.listOrderPage({ filter, afterId, limit: query.limit ?? DEFAULT_LIMIT });
-  const data = [...page.orders];
-  if (page.nextAfterId === undefined) return { status: 200, body: { data, hasMore: false } };
-  // After the last order examined, which may be past the last one listed: a page may be short, even empty.
-  const nextCursor = writeCursor(page.nextAfterId, filter);
-  return {
-    status: 200,
-    body: { data, hasMore: true, nextCursor },
-    headers: { Link: `<${nextPageUrl(query, nextCursor)}>; rel="next"` },
-  };
+  return andThen(store.listOrderPage({ filter, afterId, limit: query.limit ?? DEFAULT_LIMIT }), (page) => {
+    const data = [...page.orders];
+    if (page.nextAfterId === undefined) return { status: 200, body: { data, hasMore: false } };
+    // After the last order examined, which may be past the last one listed: a page may be short, even empty.
+    const nextCursor = writeCursor(page.nextAfterId, filter);
+    return {
+      status: 200,
+      body: { data, hasMore: true, nextCursor },
+      headers: { Link: `<${nextPageUrl(query, nextCursor)}>; rel="next"` },
+    };
+  });
 };
 
 const CURSOR_REFUSALS = {
