@@ -15,6 +15,7 @@ import {
   UNAUTHORIZED,
 } from '../store.js';
 import { parameterInto } from './orders.js';
+import { inTransaction } from './transaction.js';
 
 /** A row as read: the body is its UTF-8 bytes (migration 4). */
 type Stored<Row extends { message: string }> = Omit<Row, 'message'> & { message: Buffer };
@@ -113,23 +114,12 @@ export class Messages implements MessageRepository {
   async claim(claim: MessageClaim, examined: number) {
     const values: unknown[] = [];
     const sql = queue.claimSql(claim, examined, { parameter: parameterInto(values), indexedBy: () => '' });
-    const client = await this.#pool.connect();
-    let failure: unknown;
-    try {
-      await client.query('BEGIN');
+    const rows = await inTransaction(this.#pool, async (client) => {
       await client.query(`SELECT bound_lock_waits($1)`, [this.#writeBudgetMs]);
       await client.query(`SELECT pg_advisory_xact_lock(hashtext('store-orders message claims'))`);
-      const { rows } = await client.query<Stored<queue.ClaimedRow>>(sql, values);
-      await client.query('COMMIT');
-      return queue.toClaimedMessages(rows.map(decoded));
-    } catch (error) {
-      failure = error;
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      // A client that failed may have lost its connection: the pool must not hand it out again.
-      client.release(failure instanceof Error ? failure : undefined);
-    }
+      return (await client.query<Stored<queue.ClaimedRow>>(sql, values)).rows;
+    });
+    return queue.toClaimedMessages(rows.map(decoded));
   }
 
   /** One statement for every settlement. */

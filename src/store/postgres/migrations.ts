@@ -4,6 +4,7 @@
 // `store-orders copy` can carry them over.
 import type { Pool } from 'pg';
 import { type MigrationListener, reportMigrations } from '../migrations.js';
+import { inTransaction } from './transaction.js';
 import { tables } from './schema/1-tables.js';
 import { orderChanges } from './schema/2-orderChanges.js';
 import { pageIndexes } from './schema/3-pageIndexes.js';
@@ -32,11 +33,7 @@ export const MIGRATIONS: readonly string[] = [
  * transaction, lets one migrate while the others wait, then find nothing left to do.
  */
 export async function migrate(pool: Pool, onMigrated?: MigrationListener): Promise<void> {
-  const client = await pool.connect();
-  let failure: unknown;
-  let from: number;
-  try {
-    await client.query('BEGIN');
+  const from = await inTransaction(pool, async (client) => {
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('store-orders schema_migrations'))`);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
@@ -44,7 +41,6 @@ export async function migrate(pool: Pool, onMigrated?: MigrationListener): Promi
       `SELECT max(version) AS version FROM schema_migrations`,
     );
     const version = rows[0]?.version ?? 0;
-    from = version;
     if (version > MIGRATIONS.length) {
       throw new Error(
         `schema version ${version} is newer than this build knows (${MIGRATIONS.length}); upgrade store-orders`,
@@ -54,15 +50,8 @@ export async function migrate(pool: Pool, onMigrated?: MigrationListener): Promi
       await client.query(MIGRATIONS[next] as string);
       await client.query(`INSERT INTO schema_migrations (version) VALUES ($1)`, [next + 1]);
     }
-    await client.query('COMMIT');
-  } catch (error) {
-    failure = error;
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    // A client that failed may have lost its connection: the pool must not hand it out again.
-    client.release(failure instanceof Error ? failure : undefined);
-  }
+    return version;
+  });
   // Only now: the migrations are one transaction, and one that fails leaves none of them applied.
   reportMigrations(from, MIGRATIONS.length, onMigrated);
 }
