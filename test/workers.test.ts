@@ -64,9 +64,11 @@ function answeredBy(lines: LogLine[], requestId: string): number | undefined {
 
 /**
  * A client's patience, for the one connection node:cluster's primary may keep open and never answer: a
- * hang guard, far beyond a sendMessage's time on a machine busy with other work.
+ * hang guard, beyond the longest the server lets a request wait for its store before it answers 503 (5 s
+ * on SQLite, DATABASE_QUERY_TIMEOUT_MS's 7 s on PostgreSQL), so a request a worker does take is answered
+ * first, even on a busy machine.
  */
-const NO_ANSWER_MS = 30_000;
+const NO_ANSWER_MS = 10_000;
 
 /** POST /v1/messages on a connection of its own (no agent), with `id` as its X-Request-Id. */
 function sendMessageOptions(port: string, key: string, id: string): RequestOptions {
