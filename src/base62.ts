@@ -44,3 +44,17 @@ function randomSlice(byteCount: number): Uint8Array {
 export function randomBase62(byteCount: number, width: number): string {
   return toBase62(randomSlice(byteCount), width);
 }
+
+/**
+ * `width` base62 characters, each drawn uniformly and on its own: about 5.95 bits each, with no BigInt
+ * arithmetic, which costs more than the rest of an id. A byte of 248 or more (4 × 62) is drawn again, so
+ * that every character is equally likely.
+ */
+export function randomCharacters(width: number): string {
+  let text = '';
+  while (text.length < width) {
+    const bytes = randomSlice(width - text.length);
+    for (const byte of bytes) if (byte < 248) text += ALPHABET[byte % 62];
+  }
+  return text;
+}

@@ -3,7 +3,8 @@
 // request pipeline is not used (see pipeline.ts). It is loaded only when first needed or soon after start
 // (see `load`): the checks before validation read the contract's own definitions, so a first request with
 // nothing to validate, such as a plain listOrders, waits for neither the import nor the compilation.
-import type { OpenAPIBackend, Request as ApiRequest } from 'openapi-backend';
+import type { ErrorObject } from 'ajv';
+import type { OpenAPIBackend } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
 import { type DeprecationPolicy, deprecationPolicies } from '../contract/deprecation.js';
 import type { Awaitable } from '../awaitable.js';
@@ -14,7 +15,7 @@ import { configureAjv } from '../contract/formats.js';
 import type { AnyOperationId, Input, OperationId } from '../contract/types.js';
 import type { Dependencies, Handlers } from '../operations/handler.js';
 import { supportsConditionalGet } from './conditional.js';
-import { invalidRequest, type Validation } from './validation.js';
+import { invalidRequest, type Validation, type ValidationInput } from './validation.js';
 
 export interface Operation {
   version: ApiVersion;
@@ -27,11 +28,13 @@ export interface Operation {
   deprecation: DeprecationPolicy | undefined;
   /** The names of its header parameters, as the contract spells them. */
   headerParameters: string[];
+  /** Its query parameters that take an array (validation.ts). */
+  arrayQueryParameters: ReadonlySet<string>;
   /** Whether it answers If-None-Match (conditional.ts). */
   conditional: boolean;
   /** Whether its store call checks the caller's key itself (operations/handler.ts, KeyCheckedByStore). */
   keyCheckedByStore: boolean;
-  validate(request: ApiRequest): Awaitable<Validation>;
+  validate(input: ValidationInput): Awaitable<Validation>;
   /** Its version's handler, given the input its contract checked. */
   handler(input: Input<never>, dependencies: Dependencies): Awaitable<Answer>;
 }
@@ -57,6 +60,7 @@ export function operationTable<V extends ApiVersion>(
     const operationId = id as AnyOperationId;
     const definition = withParametersResolved(contract.document, asDeclared);
     const parameters = (definition.parameters ?? []) as OpenAPIV3.ParameterObject[];
+    refuseUnsupportedParameters(operationId, parameters);
     return {
       version,
       operationId,
@@ -65,11 +69,16 @@ export function operationTable<V extends ApiVersion>(
       definition,
       deprecation: policies.get(operationId),
       headerParameters: parameters.filter(({ in: where }) => where === 'header').map(({ name }) => name),
+      arrayQueryParameters: new Set(
+        parameters
+          .filter(({ in: where, schema }) => where === 'query' && (schema as OpenAPIV3.SchemaObject).type === 'array')
+          .map(({ name }) => name),
+      ),
       conditional: supportsConditionalGet(definition),
       keyCheckedByStore: keyCheckedByStore.has(id as OperationId<V>),
       // At once when the validators are loaded, as they are soon after start.
-      validate: (request) =>
-        validators ? validators.validate(operationId, request) : loaded().then((ready) => ready.validate(operationId, request)),
+      validate: (input) =>
+        validators ? validators.validate(operationId, input) : loaded().then((ready) => ready.validate(operationId, input)),
       handler: handlers[operationId as keyof Handlers<V>] as unknown as Operation['handler'],
     };
   });
@@ -77,7 +86,22 @@ export function operationTable<V extends ApiVersion>(
 }
 
 interface Validators {
-  validate(operationId: string, request: ApiRequest): Validation;
+  validate(operationId: string, input: ValidationInput): Validation;
+}
+
+/**
+ * validation.ts builds the validators' input for the parameters the contracts have: in the path, in the
+ * query as `form` with `explode` (an array's values as repeated fields), and in headers. Any other kind
+ * would be checked wrongly, so the server refuses to start on a contract that has one.
+ */
+function refuseUnsupportedParameters(operationId: string, parameters: OpenAPIV3.ParameterObject[]): void {
+  for (const { name, in: where, content, style, explode } of parameters) {
+    const supported =
+      content === undefined &&
+      ['path', 'header', 'query'].includes(where) &&
+      (where !== 'query' || ((style ?? 'form') === 'form' && explode !== false));
+    if (!supported) throw new Error(`${operationId}: the parameter ${name} (in ${where}) is of a kind validation.ts does not build`);
+  }
 }
 
 async function loadValidators(contract: Contract): Promise<Validators> {
@@ -104,12 +128,17 @@ async function loadValidators(contract: Contract): Promise<Validators> {
     },
   });
   await api.init();
-  // openapi-backend's copies of the operations have every `$ref` resolved, as its validator wants them.
-  const resolved = new Map(api.router.getOperations().map((operation) => [operation.operationId, operation]));
-  compileInTheBackground(api, [...resolved.keys()] as string[]);
+  compileInTheBackground(api, api.router.getOperations().map(({ operationId }) => operationId as string));
   return {
-    // The operation itself: given its id, openapi-backend would rebuild its operation list.
-    validate: (operationId, request) => api.validator.validateRequest(request, resolved.get(operationId)),
+    // As openapi-backend's validateRequest runs them, on input built from what Fastify parsed.
+    validate: (operationId, input) => {
+      const errors: ErrorObject[] = [];
+      for (const validate of api.validator.getRequestValidatorsForOperation(operationId) ?? []) {
+        validate(input);
+        if (validate.errors) errors.push(...validate.errors);
+      }
+      return { errors: errors.length > 0 ? errors : null };
+    },
   };
 }
 

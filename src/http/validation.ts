@@ -1,24 +1,35 @@
-// Contract validation of a request's parameters and body (Ajv, through openapi-backend), and the one
-// message of its 400: the first thing found wrong, named by the field the client knows (`body.message`,
-// `orderId`), not by openapi-backend's internal paths.
+// Contract validation of a request's parameters and body (Ajv validators that openapi-backend compiles),
+// and the one message of its 400: the first thing found wrong, named by the field the client knows
+// (`body.message`, `orderId`), not by openapi-backend's internal paths.
 import type { ErrorObject } from 'ajv';
 import type { FastifyRequest } from 'fastify';
-import type { Request as ApiRequest } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
 import { andThen, type Awaitable } from '../awaitable.js';
 import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
 import type { Input } from '../contract/types.js';
-import { declaredContentType } from './body.js';
 
 export interface Validation {
-  errors?: ErrorObject[] | null;
-  coerced?: unknown;
+  errors: ErrorObject[] | null;
+}
+
+/**
+ * What the validators check, in the shape openapi-backend compiles them for, built from what Fastify has
+ * already parsed: openapi-backend's own request parser would parse the path, query and headers again.
+ */
+export interface ValidationInput {
+  path: Record<string, unknown>;
+  query: Record<string, unknown>;
+  /** The operation's header parameters only, by their lower-case names: the schema allows any other. */
+  header: Record<string, unknown>;
+  requestBody: unknown;
 }
 
 interface ValidatedOperation {
   definition: OpenAPIV3.OperationObject;
   headerParameters: string[];
-  validate(request: ApiRequest): Awaitable<Validation>;
+  /** Its query parameters that take an array: one value arrives as a string. */
+  arrayQueryParameters: ReadonlySet<string>;
+  validate(input: ValidationInput): Awaitable<Validation>;
 }
 
 /** The operation's input, checked against the contract, or the 400 that says what is wrong with it. */
@@ -28,18 +39,30 @@ export function validatedInput(
   body: unknown,
 ): Awaitable<{ input: Input<never> } | { refusal: ErrorAnswer<400> }> {
   if (!hasAnythingToValidate(operation.definition, request)) return { input: inputOf(operation, request, {}, {}, body) };
-  const validation = operation.validate({
-    method: request.method,
-    path: request.url.split('?', 1)[0] as string,
-    query: request.query as Record<string, string | string[]>,
-    headers: headersOf(request),
-    body,
-  });
-  return andThen(validation, ({ errors, coerced }) => {
-    if (errors) return { refusal: invalidRequest(errors) };
-    const { params: path = {}, query = {} } = coerced as { params?: unknown; query?: unknown };
-    return { input: inputOf(operation, request, path, query, body) };
-  });
+  // Copies: the validators coerce in place (coerceTypes), and the handler is given the coerced values.
+  const path = { ...(request.params as Record<string, string>) };
+  const query = queryOf(operation, request.query as Record<string, string | string[]>);
+  const header: Record<string, unknown> = {};
+  for (const name of operation.headerParameters) {
+    const lowerCase = name.toLowerCase();
+    if (request.headers[lowerCase] !== undefined) header[lowerCase] = request.headers[lowerCase];
+  }
+  return andThen(operation.validate({ path, query, header, requestBody: body }), ({ errors }) =>
+    errors ? { refusal: invalidRequest(errors) } : { input: inputOf(operation, request, path, query, body) },
+  );
+}
+
+function queryOf(
+  { arrayQueryParameters }: ValidatedOperation,
+  parsed: Record<string, string | string[]>,
+): Record<string, unknown> {
+  // Without a prototype, as Fastify parses it: `?__proto__=` is a field like any other, and unknown.
+  const query: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const name of Object.keys(parsed)) {
+    const value = parsed[name] as string | string[];
+    query[name] = Array.isArray(value) ? [...value] : arrayQueryParameters.has(name) ? [value] : value;
+  }
+  return query;
 }
 
 function inputOf(
@@ -56,14 +79,6 @@ function inputOf(
     headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return { path, pathText: request.params, query, body, headers } as Input<never>;
-}
-
-/** The validator picks the body's schema by its Content-Type, which rawBodies.ts keeps from Fastify. */
-function headersOf(request: FastifyRequest): Record<string, string | string[]> {
-  const headers = { ...request.headers } as Record<string, string | string[]>;
-  const contentType = declaredContentType(request.raw);
-  if (contentType !== undefined) headers['content-type'] = contentType;
-  return headers;
 }
 
 export function invalidRequest(errors: ErrorObject[] | null | undefined): ErrorAnswer<400> {
@@ -95,8 +110,8 @@ function hasAnythingToValidate(
 }
 
 export function describeValidationErrors(errors: ErrorObject[]): string {
-  // openapi-backend adds a `parse` error for any non-object JSON body; the body was already parsed by us,
-  // so the schema's own complaint ("must be object") is the useful one.
+  // openapi-backend's own pipeline (which the server never runs, operationTable.ts) adds a `parse` error for
+  // any non-object JSON body: the schema's own complaint ("must be object") is the useful one.
   const error = errors.find(({ keyword }) => keyword !== 'parse');
   if (!error) return 'The request does not match the contract';
   const params = error.params as { additionalProperty?: string; missingProperty?: string };

@@ -1,7 +1,7 @@
 // POST /messages, in v1 and v2: store the message durably, then answer 202 with it queued. With an Idempotency-Key, a
 // retry of the same request replays the first answer instead of storing the message again.
 import { createHash } from 'node:crypto';
-import { randomBase62 } from '../base62.js';
+import { randomCharacters } from '../base62.js';
 import { apiError } from '../contract/errorBody.js';
 import { KEY_REQUIRED } from '../contract/unauthorized.js';
 import type { OperationAnswer } from '../contract/types.js';
@@ -44,9 +44,9 @@ export const sendMessage: SharedHandler<'sendMessage'> = async ({ body, headers 
   }
 };
 
-/** `msg_` and 128 random bits. */
+/** `msg_` and 22 random base62 characters: 131 random bits. */
 function newMessageId(): string {
-  return `msg_${randomBase62(16, 22)}`;
+  return `msg_${randomCharacters(22)}`;
 }
 
 /** The IETF draft sends the key as a quoted string, Stripe bare; both name the same key. */

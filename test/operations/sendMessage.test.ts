@@ -125,6 +125,10 @@ describe('sendMessage', () => {
     ['an unknown field', '{"message":"x","priority":1}', 'invalid_request'],
     ['an array body', '[{"message":"x"}]', 'invalid_request'],
     ['a string body', '"hello"', 'invalid_request'],
+    // A string is no object, even one that holds an object's JSON (openapi-backend's own parser read it
+    // as that object: this was a 500).
+    ['a string body holding JSON', JSON.stringify(JSON.stringify({ message: 'x' })), 'invalid_request'],
+    ['a number in a string', '"5"', 'invalid_request'],
     ['a null body', 'null', 'invalid_request'],
   ])('answers 400 to %s', async (_name, body, code) => {
     const response = await post(body, 'application/json');
