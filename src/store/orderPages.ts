@@ -32,44 +32,56 @@ export interface PageRowBase {
 }
 
 /**
- * The page query: the first `limit + 1` orders matching `filter` among the first EXAMINED_PER_PAGE orders
- * after `afterId` that the page examines (see above), in id order, with their status (a single row of
- * nulls when none matches). `examined_to`, in every row, is the id of the last order examined when the
- * bound stopped the page short of `limit + 1` matches, and null otherwise. The count of the examined orders
- * is read again from the index alone, and only when the page is short: a CASE branch not taken is never
- * evaluated, on either backend.
+ * The page's orders: the first `limit + 1` orders matching `filter` among the first EXAMINED_PER_PAGE
+ * orders after `afterId` that the page examines (see above), with their status, in no set order.
  */
-export function orderPageSql(filter: OrderFilter, afterId: number, limit: number, dialect: Dialect): string {
-  const { parameter } = dialect;
+export function pageOrdersSql(filter: OrderFilter, afterId: number, limit: number, dialect: Dialect): string {
   // Written left to right: SQLite numbers its parameters in the order of the text.
   const candidates = examined(filter, afterId, STATUS_COLUMNS, dialect);
-  const conditions = filterConditions(filter, parameter);
-  const page = `WITH page AS (
-    SELECT ${STATUS_COLUMNS} FROM (${candidates}) AS examined
+  const conditions = filterConditions(filter, dialect.parameter);
+  return `SELECT ${STATUS_COLUMNS} FROM (${candidates}) AS examined
     ${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`}
-    ORDER BY id LIMIT ${parameter(limit + 1)}
-  )`;
-  const reach = `SELECT CASE WHEN (SELECT count(*) FROM page) <= ${parameter(limit)} THEN (
-      SELECT CASE WHEN count(*) = ${parameter(EXAMINED_PER_PAGE)} THEN max(id) END
-      FROM (${examined(filter, afterId, 'id', dialect)}) AS reached
-    ) END AS examined_to`;
-  return `${page}
-  SELECT reach.examined_to, page.* FROM (${reach}) AS reach LEFT JOIN page ON true
-  ORDER BY page.id`;
+    ORDER BY id LIMIT ${dialect.parameter(limit + 1)}`;
 }
 
 /**
- * The page's orders (at most `limit`) and where the next page starts: after the last order returned when
- * more matched, after the last order examined when the bound stopped the page; undefined on the last page.
+ * `examined_to`, for a page cut short (at most `limit` orders matched): the id of the last order the
+ * page examined when the bound stopped it, and null when the orders after `afterId` ran out first.
  */
-export function cutPage<Row extends PageRowBase>(
+export function examinedToSql(filter: OrderFilter, afterId: number, dialect: Dialect): string {
+  return `SELECT CASE WHEN count(*) = ${dialect.parameter(EXAMINED_PER_PAGE)} THEN max(id) END AS examined_to
+    FROM (${examined(filter, afterId, 'id', dialect)}) AS reached`;
+}
+
+/**
+ * Both parts in one statement, for a backend a round trip away: the page's orders, each row with
+ * `examined_to` of examinedToSql (a single row of nulls when none matches). The count of the examined
+ * orders is read again from the index alone, and only when the page is short: a CASE branch not taken is
+ * never evaluated.
+ */
+export function orderPageSql(filter: OrderFilter, afterId: number, limit: number, dialect: Dialect): string {
+  const page = `WITH page AS (${pageOrdersSql(filter, afterId, limit, dialect)})`;
+  const reach = `SELECT CASE WHEN (SELECT count(*) FROM page) <= ${dialect.parameter(limit)} THEN (
+      ${examinedToSql(filter, afterId, dialect)}
+    ) END AS examined_to`;
+  return `${page}
+  SELECT reach.examined_to, page.* FROM (${reach}) AS reach LEFT JOIN page ON true`;
+}
+
+/**
+ * The page's orders (at most `limit`, in id order) and where the next page starts: after the last order
+ * returned when more matched, after the last order examined when the bound stopped the page (`examinedTo`,
+ * asked only then); undefined on the last page.
+ */
+export function cutPage<Row extends { id: number | null }>(
   rows: readonly Row[],
   limit: number,
+  examinedTo: () => number | null,
 ): { rows: Row[]; nextAfterId: number | undefined } {
-  const matched = rows.filter((row) => row.id !== null);
+  const matched = rows.filter((row) => row.id !== null).sort((a, b) => Number(a.id) - Number(b.id));
   if (matched.length > limit) return { rows: matched.slice(0, limit), nextAfterId: Number(matched[limit - 1]?.id) };
-  const examinedTo = rows[0]?.examined_to ?? null;
-  return { rows: matched, nextAfterId: examinedTo === null ? undefined : Number(examinedTo) };
+  const reached = examinedTo();
+  return { rows: matched, nextAfterId: reached === null ? undefined : Number(reached) };
 }
 
 /** The WHERE clause of the operator's listing of the orders matching `filter`. */

@@ -3,6 +3,7 @@
 import type { DeprecatedCalls, KeyListing, NewOrder, Order, OrderStatus, OrderWithStatus, StoredOrder } from './store.js';
 
 export const ORDER_COLUMNS = 'id, pet_id, quantity, ship_date, complete';
+/** In this order, as SQLite's pages read them into arrays (sqlite/orders.ts, statusRow). */
 export const STATUS_COLUMNS = `${ORDER_COLUMNS}, status`;
 export const STORED_ORDER_COLUMNS = `${STATUS_COLUMNS}, created_at, updated_at`;
 
@@ -34,7 +35,10 @@ export function toOrder(row: OrderRow): Order {
 }
 
 export function toOrderWithStatus(row: StatusRow): OrderWithStatus {
-  return { ...toOrder(row), status: row.status };
+  // Added in place, not spread into a copy: a page maps up to 1,000 rows per request.
+  const order = toOrder(row) as OrderWithStatus;
+  order.status = row.status;
+  return order;
 }
 
 export function toStoredOrder(row: StoredOrderRow): StoredOrder {

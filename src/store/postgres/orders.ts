@@ -109,7 +109,7 @@ export class Orders implements OrderRepository {
       orderPageSql(filter, afterId, limit, pageDialect(values)),
       values,
     );
-    const { rows: orders, nextAfterId } = cutPage(rows, limit);
+    const { rows: orders, nextAfterId } = cutPage(rows, limit, () => rows[0]?.examined_to ?? null);
     return { orders: orders.map(mapped.toOrderWithStatus), nextAfterId };
   }
 
