@@ -15,7 +15,7 @@ import { configureAjv } from '../contract/formats.js';
 import type { AnyOperationId, Input, OperationId } from '../contract/types.js';
 import type { Dependencies, Handlers } from '../operations/handler.js';
 import { supportsConditionalGet } from './conditional.js';
-import { invalidRequest, type Validation, type ValidationInput } from './validation.js';
+import { type HeaderParameter, invalidRequest, type Validation, type ValidationInput } from './validation.js';
 
 export interface Operation {
   version: ApiVersion;
@@ -26,8 +26,8 @@ export interface Operation {
   /** As in the contract, with its parameters' `$ref`s followed. */
   definition: OpenAPIV3.OperationObject;
   deprecation: DeprecationPolicy | undefined;
-  /** The names of its header parameters, as the contract spells them. */
-  headerParameters: string[];
+  /** Its header parameters: each name as the contract spells it, and the field as Node keys it (lower case). */
+  headerParameters: HeaderParameter[];
   /** Its query parameters that take an array (validation.ts). */
   arrayQueryParameters: ReadonlySet<string>;
   /** Whether it answers If-None-Match (conditional.ts). */
@@ -68,7 +68,9 @@ export function operationTable<V extends ApiVersion>(
       url: `${contract.root}${path.replace(/\{([^}]+)\}/g, ':$1')}`,
       definition,
       deprecation: policies.get(operationId),
-      headerParameters: parameters.filter(({ in: where }) => where === 'header').map(({ name }) => name),
+      headerParameters: parameters
+        .filter(({ in: where }) => where === 'header')
+        .map(({ name }) => ({ name, field: name.toLowerCase() })),
       arrayQueryParameters: new Set(
         parameters
           .filter(({ in: where, schema }) => where === 'query' && (schema as OpenAPIV3.SchemaObject).type === 'array')

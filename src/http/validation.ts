@@ -24,9 +24,15 @@ export interface ValidationInput {
   requestBody: unknown;
 }
 
+export interface HeaderParameter {
+  name: string;
+  /** The name in lower case, as Node keys `request.headers`. */
+  field: string;
+}
+
 interface ValidatedOperation {
   definition: OpenAPIV3.OperationObject;
-  headerParameters: string[];
+  headerParameters: HeaderParameter[];
   /** Its query parameters that take an array: one value arrives as a string. */
   arrayQueryParameters: ReadonlySet<string>;
   validate(input: ValidationInput): Awaitable<Validation>;
@@ -43,9 +49,8 @@ export function validatedInput(
   const path = { ...(request.params as Record<string, string>) };
   const query = queryOf(operation, request.query as Record<string, string | string[]>);
   const header: Record<string, unknown> = {};
-  for (const name of operation.headerParameters) {
-    const lowerCase = name.toLowerCase();
-    if (request.headers[lowerCase] !== undefined) header[lowerCase] = request.headers[lowerCase];
+  for (const { field } of operation.headerParameters) {
+    if (request.headers[field] !== undefined) header[field] = request.headers[field];
   }
   return andThen(operation.validate({ path, query, header, requestBody: body }), ({ errors }) =>
     errors ? { refusal: invalidRequest(errors) } : { input: inputOf(operation, request, path, query, body) },
@@ -73,9 +78,9 @@ function inputOf(
   body: unknown,
 ): Input<never> {
   const headers: Record<string, string | undefined> = {};
-  for (const name of operation.headerParameters) {
+  for (const { name, field } of operation.headerParameters) {
     // Validated: a repeated field reaches here joined with ", ", which no header pattern allows.
-    const value = request.headers[name.toLowerCase()];
+    const value = request.headers[field];
     headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return { path, pathText: request.params, query, body, headers } as Input<never>;
