@@ -384,8 +384,14 @@ describe.skipIf(!storeBackend('postgres').available)('PostgreSQL faults', () => 
     await holder.connect();
     await holder.query('BEGIN');
     await holder.query('SELECT * FROM orders WHERE id = $1 FOR UPDATE', [order.id]);
+    // Each on a connection of its own: the three are answered seconds apart (the lock's bound, then the
+    // pool's), and a connection kept alive since the first answer could meet the server's keep-alive
+    // timeout just as the last cancel is sent on it, on a busy machine.
     const cancel = () =>
-      fetch(`${server?.baseUrl}/v1/store/orders/${order.id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${key}` } });
+      fetch(`${server?.baseUrl}/v1/store/orders/${order.id}`, {
+        method: 'DELETE',
+        headers: { Authorization: `Bearer ${key}`, Connection: 'close' },
+      });
     const answers = await Promise.all([cancel(), cancel(), cancel()]);
     await holder.query('ROLLBACK');
     await holder.end();
