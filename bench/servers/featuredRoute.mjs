@@ -96,14 +96,16 @@ function observe(status, seconds) {
 
 const app = Fastify({ logger: false });
 
-const inFlight = new Map();
+// Kept on the socket, as the project keeps it: cheaper than a Map's updates.
+const IN_FLIGHT = Symbol('requests in flight');
 function answered() {
-  const { socket } = this.req;
-  inFlight.set(socket, inFlight.get(socket) - 1);
+  this.req.socket[IN_FLIGHT] -= 1;
 }
-app.server.on('connection', (socket) => socket.once('close', () => inFlight.delete(socket)));
+app.server.on('connection', (socket) => {
+  socket[IN_FLIGHT] = 0;
+});
 app.server.on('request', ({ socket }, response) => {
-  inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+  socket[IN_FLIGHT] += 1;
   response.on('close', answered);
 });
 

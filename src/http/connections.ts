@@ -6,50 +6,54 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-export function limitConnections(server: Server, max: number): void {
-  const open = new Set<Socket>();
-  // Without a request in flight: not yet through its headers, or kept alive between requests. A Set keeps
-  // insertion order, and a socket is re-inserted when it becomes idle, so the first is the idle longest.
-  const idle = new Set<Socket>();
-  const inFlight = new Map<Socket, number>();
-  const forget = (socket: Socket) => {
-    open.delete(socket);
-    idle.delete(socket);
-    inFlight.delete(socket);
-  };
+// Kept on the socket itself: a request then costs two additions, not a Map's and a Set's updates. The
+// longest idle is searched for only at the limit.
+const IN_FLIGHT = Symbol('requests in flight');
+const IDLE_SINCE = Symbol('idle since');
 
-  server.on('connection', (socket: Socket) => {
+interface Counted extends Socket {
+  [IN_FLIGHT]: number;
+  /** When the socket last became idle, in `turns`: an order, not a time, so no clock is read. */
+  [IDLE_SINCE]: number;
+}
+
+export function limitConnections(server: Server, max: number): void {
+  const open = new Set<Counted>();
+  let turns = 0;
+
+  server.on('connection', (socket: Counted) => {
     if (open.size >= max) {
-      const longestIdle = idle.values().next().value;
+      const longestIdle = longestIdleOf(open);
       if (longestIdle === undefined) {
         socket.destroy();
         return;
       }
-      forget(longestIdle);
+      open.delete(longestIdle);
       longestIdle.destroy();
     }
+    socket[IN_FLIGHT] = 0;
+    socket[IDLE_SINCE] = ++turns;
     open.add(socket);
-    idle.add(socket);
-    socket.once('close', () => forget(socket));
+    socket.once('close', () => open.delete(socket));
   });
 
   // `close` comes once the answer is sent, or when it is abandoned; one listener serves every response.
   function answered(this: ServerResponse) {
-    const { socket } = this.req;
-    if (!open.has(socket)) return;
-    const left = (inFlight.get(socket) ?? 1) - 1;
-    if (left > 0) {
-      inFlight.set(socket, left);
-    } else {
-      inFlight.delete(socket);
-      idle.add(socket);
-    }
+    const socket = this.req.socket as Counted;
+    if (--socket[IN_FLIGHT] === 0) socket[IDLE_SINCE] = ++turns;
   }
 
-  server.on('request', ({ socket }, response) => {
-    if (!open.has(socket)) return;
-    idle.delete(socket);
-    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+  server.on('request', ({ socket }: { socket: Counted }, response: ServerResponse) => {
+    socket[IN_FLIGHT] += 1;
     response.on('close', answered);
   });
+}
+
+/** Without a request in flight: not yet through its headers, or kept alive between requests. */
+function longestIdleOf(open: Set<Counted>): Counted | undefined {
+  let found: Counted | undefined;
+  for (const socket of open) {
+    if (socket[IN_FLIGHT] === 0 && (found === undefined || socket[IDLE_SINCE] < found[IDLE_SINCE])) found = socket;
+  }
+  return found;
 }
