@@ -24,7 +24,7 @@ import { registerContractFiles, registerProbes } from './http/probes.js';
 import { MemoryQuotaCount } from './http/quotaCount.js';
 import { RequestQuotas } from './http/quotas.js';
 import { KnownCallers } from './http/auth.js';
-import { takeBodiesUnparsed } from './http/rawBodies.js';
+import { hideContentType, takeBodiesUnparsed } from './http/rawBodies.js';
 import { registerOperations } from './http/routes.js';
 import { type ListenerOptions, serverOptions } from './http/serverOptions.js';
 import { cutOffStalledReaders } from './http/stalledReaders.js';
@@ -76,12 +76,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   limitConnections(app.server, http.maxConnections);
   adaptNodeServer(app.server, app.log);
 
-  answerLikeTheApi(app);
-  app.addHook('onRequest', beforeRouting.refuseMalformedFraming);
+  // One hook for each stage of every request, each doing several things: Fastify's cost is per hook.
+  answerLikeTheApi(app, (request, reply, done) => {
+    hideContentType(request);
+    beforeRouting.refuseMalformedFraming(request, reply, done);
+  });
   takeBodiesUnparsed(app);
-  closeConnectionsWhenStopping(app);
+  const closeWhenStopping = closeConnectionsWhenStopping(app);
+  const guardStalledReader = cutOffStalledReaders(http.idleTimeoutMs);
+  app.addHook('onSend', (request, reply, payload, done) => {
+    closeWhenStopping(reply);
+    guardStalledReader(request, reply, payload);
+    done(null, payload);
+  });
   allowCors(app, options.corsOrigins ?? []);
-  cutOffStalledReaders(app, http.idleTimeoutMs);
 
   const metrics = createMetrics();
   const store = timedStore(options.store, metrics.storeCallDuration);

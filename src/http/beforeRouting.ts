@@ -1,19 +1,20 @@
 // Answers given before a request is routed: a malformed percent-escape (Fastify's own error, before any
 // hook) and framing Node lets through (framing.ts). Such an answer is still an answer of the deprecated
 // operation its path names: it carries the operation's headers, and after the sunset it is 410.
-import type { FastifyReply, FastifyRequest, FastifyServerOptions, onRequestHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { withHeaders } from '../contract/answer.js';
 import { deprecatedOperationAt, deprecationPolicies, refuseAfterSunset } from '../contract/deprecation.js';
 import { type Contract, operationsOf } from '../contract/document.js';
 import { errorAnswerFor } from '../serving/errors.js';
 import { framingError } from '../serving/framing.js';
+import type { OnRequest } from '../serving/commonAnswers.js';
 import { send } from '../serving/reply.js';
 
 type FrameworkErrors = NonNullable<FastifyServerOptions['frameworkErrors']>;
 
 export interface BeforeRouting {
   frameworkErrors: FrameworkErrors;
-  refuseMalformedFraming: onRequestHookHandler;
+  refuseMalformedFraming: OnRequest;
 }
 
 /**

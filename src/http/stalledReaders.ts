@@ -3,18 +3,17 @@
 // start a new period, so a stalled response lives up to twice as long as the timeout says.
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** Guards every streamed answer of `app`; one warning is logged for each connection reset. */
-export function cutOffStalledReaders(app: FastifyInstance, idleMs: number): void {
-  app.addHook('onSend', (request, reply, payload, done) => {
+/** Guards an answer as it is sent, if it is streamed; one warning is logged for each connection reset. */
+export function cutOffStalledReaders(idleMs: number) {
+  return (request: FastifyRequest, reply: FastifyReply, payload: unknown): void => {
     if (payload instanceof Readable) {
       cutOffWhenStalled(reply.raw, payload, idleMs, () =>
         request.log.warn('the client stopped reading a streamed answer: its connection is reset'),
       );
     }
-    done(null, payload);
-  });
+  };
 }
 
 /**

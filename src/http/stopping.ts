@@ -1,15 +1,15 @@
 // While the server stops, each answer closes its connection: a kept-alive socket would otherwise hold the
 // stop open until keepAliveTimeout.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
-export function closeConnectionsWhenStopping(app: FastifyInstance): void {
+/** What each answer of `app` does, as it is sent: `Connection: close` once the app is stopping. */
+export function closeConnectionsWhenStopping(app: FastifyInstance): (reply: FastifyReply) => void {
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
     done();
   });
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  return (reply) => {
     if (closing) reply.header('Connection', 'close');
-    done(null, payload);
-  });
+  };
 }

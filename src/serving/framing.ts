@@ -4,24 +4,33 @@
 import type { IncomingMessage } from 'node:http';
 import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
 import { notImplemented } from './errors.js';
-import { headerValues } from './rawHeaders.js';
+import { isField } from './rawHeaders.js';
 
 export function framingError(request: IncomingMessage): ErrorAnswer | undefined {
-  const hosts = headerValues(request.rawHeaders, 'host');
+  // One pass over the raw fields for both: Node keeps neither a repeated Host nor every coding.
+  const { rawHeaders } = request;
+  let hosts = 0;
+  let codings: string[] | undefined;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const field = rawHeaders[i] as string;
+    if (isField(field, 'host')) hosts += 1;
+    else if (isField(field, 'transfer-encoding')) (codings ??= []).push(rawHeaders[i + 1] as string);
+  }
   // RFC 9112 §3.2: an HTTP/1.1 request needs exactly one Host; HTTP/1.0 may leave it out.
   const needsHost = request.httpVersion !== '1.0';
-  if (hosts.length > 1 || (needsHost && hosts.length === 0)) {
+  if (hosts > 1 || (needsHost && hosts === 0)) {
     return apiError('bad_request', 'A request must carry exactly one Host field', {
       Connection: 'close',
     });
   }
   // RFC 9112 §6.1: Node decodes chunked alone, and refuses chunked not sent last; any other coding
   // (gzip, chunked) would be read as if it were plain.
-  const codings = headerValues(request.rawHeaders, 'transfer-encoding')
-    .flatMap((value) => value.split(','))
-    .map((coding) => coding.trim().toLowerCase())
-    .filter((coding) => coding !== '');
-  if (codings.some((coding) => coding !== 'chunked'))
+  if (codings?.some((value) => value.split(',').some(otherCoding))) {
     return notImplemented('A transfer coding other than chunked');
+  }
   return undefined;
+}
+
+function otherCoding(coding: string): boolean {
+  return !['', 'chunked'].includes(coding.trim().toLowerCase());
 }

@@ -43,8 +43,7 @@ export function buildMetricsServer(metrics: Metrics, token: string | undefined):
     clientErrorHandler: writeClientError,
     http: { requireHostHeader: false },
   });
-  answerLikeTheApi(server);
-  server.addHook('onRequest', (request, reply, done) => {
+  answerLikeTheApi(server, (request, reply, done) => {
     const malformed = framingError(request.raw);
     if (malformed) send(reply, malformed);
     else done();
