@@ -20,29 +20,29 @@ export function timedStore(store: Store, duration: TalliedHistogram<'method'>): 
     const wrapped = {} as Record<string, Call>;
     for (const method of methods) {
       const series = duration.series({ method });
+      const observeSince = (started: number) => series.observe((performance.now() - started) / 1000);
       // Not an async function: an answer given at once stays one (the reads on a request's way), and one
-      // that waits makes one promise less.
+      // that waits makes one promise less. An answer given at once makes no closure either.
       wrapped[method] = (...args) => {
         const started = performance.now();
-        const observe = () => series.observe((performance.now() - started) / 1000);
         let result: unknown;
         try {
           result = (part[method] as Call).apply(part, args);
         } catch (error) {
-          observe();
+          observeSince(started);
           throw error;
         }
         if (!(result instanceof Promise)) {
-          observe();
+          observeSince(started);
           return result;
         }
         return (result as Promise<unknown>).then(
           (value) => {
-            observe();
+            observeSince(started);
             return value;
           },
           (error: unknown) => {
-            observe();
+            observeSince(started);
             throw error;
           },
         );

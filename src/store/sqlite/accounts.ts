@@ -77,8 +77,10 @@ export class Accounts implements KeyRepository {
     if (this.#activeKeys.stamp !== stamp || this.#activeKeys.byDigest.size >= MAX_CACHED_KEYS) {
       this.#activeKeys = { stamp, byDigest: new Map() };
     }
-    const hex = digest.toString('hex');
-    if (this.#activeKeys.byDigest.has(hex)) return this.#activeKeys.byDigest.get(hex);
+    // One character per byte: the cheapest text of a digest, for a key of the map only.
+    const text = digest.toString('latin1');
+    const { byDigest } = this.#activeKeys;
+    if (byDigest.has(text)) return byDigest.get(text);
     const row = this.#statements.activeKey.get(digest);
     const key = row && {
       keyId: row.id,
@@ -86,7 +88,7 @@ export class Accounts implements KeyRepository {
       accountName: row.account_name,
       digest: row.digest,
     };
-    this.#activeKeys.byDigest.set(hex, key);
+    byDigest.set(text, key);
     return key;
   }
 
