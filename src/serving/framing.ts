@@ -7,7 +7,7 @@ import { notImplemented } from './errors.js';
 import { isField } from './rawHeaders.js';
 
 export function framingError(request: IncomingMessage): ErrorAnswer | undefined {
-  // One pass over the raw fields for both: Node keeps neither a repeated Host nor every coding.
+  // One pass over the fields as sent, for both: Node's parsed headers drop or join repeated ones.
   const { rawHeaders } = request;
   let hosts = 0;
   let codings: string[] | undefined;
