@@ -36,12 +36,23 @@ export interface PageRowBase {
  * orders after `afterId` that the page examines (see above), with their status, in no set order.
  */
 export function pageOrdersSql(filter: OrderFilter, afterId: number, limit: number, dialect: Dialect): string {
+  // Every order examined matches: the first limit + 1 examined are the page, one read of the arms.
+  if (everyExaminedMatches(filter)) return examined(filter, afterId, STATUS_COLUMNS, dialect, limit + 1);
   // Written left to right: SQLite numbers its parameters in the order of the text.
   const candidates = examined(filter, afterId, STATUS_COLUMNS, dialect);
   const conditions = filterConditions(filter, dialect.parameter);
   return `SELECT ${STATUS_COLUMNS} FROM (${candidates}) AS examined
     ${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`}
     ORDER BY id LIMIT ${dialect.parameter(limit + 1)}`;
+}
+
+/**
+ * True when the filter asks nothing the arms do not answer (statuses and pet): every order examined matches,
+ * so a page (at most 1,001 orders, far below EXAMINED_PER_PAGE) is never cut short by the bound, and a short
+ * page is the last one.
+ */
+export function everyExaminedMatches(filter: OrderFilter): boolean {
+  return filter.complete === undefined && filter.shipDateFrom === undefined && filter.shipDateBefore === undefined;
 }
 
 /**
@@ -92,21 +103,27 @@ export function listingCondition(filter: OrderFilter, parameter: Parameter): str
 }
 
 /**
- * The first EXAMINED_PER_PAGE orders a page after `afterId` examines, in id order: one arm per status, each
+ * The first `bound` orders a page after `afterId` examines, in id order: one arm per status, each
  * read from its index in id order, merged as they are read, so that no more orders are read than taken.
  * The planners need it written two ways: SQLite merges plain arms (MERGE (UNION ALL)) but sorts arms that
  * are subqueries with their own LIMIT; PostgreSQL merges only those (Merge Append), and appends and sorts
  * plain ones, after reading each to its end.
  */
-function examined(filter: OrderFilter, afterId: number, columns: string, { parameter, arms: merge }: Dialect): string {
+function examined(
+  filter: OrderFilter,
+  afterId: number,
+  columns: string,
+  { parameter, arms: merge }: Dialect,
+  bound = EXAMINED_PER_PAGE,
+): string {
   const statuses = ORDER_STATUSES.filter((status) => filter.statuses.includes(status));
   const arms = statuses.map((status, arm) => {
     const conditions = [`status = ${parameter(status)}`, `id > ${parameter(afterId)}`];
     if (filter.petId !== undefined) conditions.push(`pet_id = ${parameter(filter.petId)}`);
     const read = `SELECT ${columns} FROM orders WHERE ${conditions.join(' AND ')}`;
-    return merge === 'plain' ? read : `SELECT * FROM (${read} ORDER BY id LIMIT ${parameter(EXAMINED_PER_PAGE)}) AS arm${arm}`;
+    return merge === 'plain' ? read : `SELECT * FROM (${read} ORDER BY id LIMIT ${parameter(bound)}) AS arm${arm}`;
   });
-  return `SELECT ${columns} FROM (${arms.join(' UNION ALL ')}) AS arms ORDER BY id LIMIT ${parameter(EXAMINED_PER_PAGE)}`;
+  return `SELECT ${columns} FROM (${arms.join(' UNION ALL ')}) AS arms ORDER BY id LIMIT ${parameter(bound)}`;
 }
 
 /** The conditions of the filters the index does not answer (the listing adds status and pet to them). */

@@ -1,7 +1,15 @@
 // Orders: the API's list, pages and cancellation, and the operator's additions, shipping and listings.
 import type { Statement } from 'better-sqlite3';
 import type { OrderRepository } from '../backend.js';
-import { cutPage, type Dialect, examinedToSql, listingCondition, pageOrdersSql, type Parameter } from '../orderPages.js';
+import {
+  cutPage,
+  type Dialect,
+  everyExaminedMatches,
+  examinedToSql,
+  listingCondition,
+  pageOrdersSql,
+  type Parameter,
+} from '../orderPages.js';
 import type { OrderRow, StatusRow, StoredOrderRow } from '../rows.js';
 import * as mapped from '../rows.js';
 import {
@@ -80,17 +88,13 @@ export class Orders implements OrderRepository {
       const readers = this.#listReaders;
       return { version: current, rows: () => readers.stream() };
     });
-    this.#readPage = db.transaction(({ filter, afterId, limit }: OrderPageQuery): OrderPage => {
-      const values: unknown[] = [];
-      const sql = pageOrdersSql(filter, afterId, limit, pageDialect(values));
-      const orders = this.#prepared(sql).raw(true).all(...values).map(statusRow);
-      const { rows, nextAfterId } = cutPage(orders, limit, () => {
-        const reachValues: unknown[] = [];
-        const reach = examinedToSql(filter, afterId, pageDialect(reachValues));
-        return this.#prepared<{ examined_to: number | null }>(reach).get(...reachValues)?.examined_to ?? null;
-      });
-      return { orders: rows.map(mapped.toOrderWithStatus), nextAfterId };
-    });
+    this.#readPage = db.transaction((query: OrderPageQuery): OrderPage =>
+      this.#pageOf(query, () => {
+        const values: unknown[] = [];
+        const reach = examinedToSql(query.filter, query.afterId, pageDialect(values));
+        return this.#prepared<{ examined_to: number | null }>(reach).get(...values)?.examined_to ?? null;
+      }),
+    );
   }
 
   /**
@@ -108,10 +112,20 @@ export class Orders implements OrderRepository {
 
   /**
    * The orders, then, for a page cut short, how far it examined: two statements in one read transaction,
-   * and so one snapshot. (One statement would have SQLite materialize the page and sort it again.)
+   * and so one snapshot. (One statement would have SQLite materialize the page and sort it again.) A page
+   * whose every examined order matches is never cut short: one statement, which needs no transaction.
    */
   page(query: OrderPageQuery): OrderPage {
-    return this.#readPage(query);
+    return everyExaminedMatches(query.filter) ? this.#pageOf(query, () => null) : this.#readPage(query);
+  }
+
+  /** The page's orders, and `examinedTo()` for a page that its orders do not fill. */
+  #pageOf({ filter, afterId, limit }: OrderPageQuery, examinedTo: () => number | null): OrderPage {
+    const values: unknown[] = [];
+    const sql = pageOrdersSql(filter, afterId, limit, pageDialect(values));
+    const orders = this.#prepared(sql).raw(true).all(...values).map(statusRow);
+    const { rows, nextAfterId } = cutPage(orders, limit, examinedTo);
+    return { orders: rows.map(mapped.toOrderWithStatus), nextAfterId };
   }
 
   /** Every move in one turn of the event loop shares one transaction (groupCommit.ts). */
