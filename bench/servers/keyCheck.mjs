@@ -56,13 +56,15 @@ export function serializedOrderList(db) {
     .all();
   return Buffer.from(
     JSON.stringify(
-      rows.map((r) => ({
-        id: r.id,
-        petId: r.pet_id,
-        quantity: r.quantity,
-        shipDate: r.ship_date,
-        complete: r.complete === 1,
-      })),
+      rows.map((r) => {
+        // A column with no value is left out, as the project leaves it out.
+        const order = { id: r.id };
+        if (r.pet_id !== null) order.petId = r.pet_id;
+        if (r.quantity !== null) order.quantity = r.quantity;
+        if (r.ship_date !== null) order.shipDate = r.ship_date;
+        if (r.complete !== null) order.complete = r.complete === 1;
+        return order;
+      }),
     ),
   );
 }

@@ -50,6 +50,10 @@ async function startFeatured(path: string): Promise<{ baseUrl: string; child: Ch
 beforeAll(async () => {
   const { seedDatabase } = (await import(`${root}bench/seed.mjs`)) as { seedDatabase: (n: number) => Promise<Seed> };
   seed = await seedDatabase(100);
+  // Orders with fields left empty, which the list leaves out of the order.
+  const db = new Database(seed.path);
+  db.exec('UPDATE orders SET pet_id = NULL, quantity = NULL, ship_date = NULL, complete = NULL WHERE id % 7 = 0');
+  db.close();
   copyFileSync(seed.path, `${seed.path}.featured`);
   [project, featured] = await Promise.all([
     spawnServer({ DATABASE_URL: seed.path, LOG_LEVEL: 'warn', ...QUOTAS }, { init: false }),
