@@ -48,11 +48,11 @@ export function pageOrdersSql(filter: OrderFilter, afterId: number, limit: numbe
 
 /**
  * True when the filter asks nothing the arms do not answer (statuses and pet): every order examined matches,
- * so a page (at most 1,001 orders, far below EXAMINED_PER_PAGE) is never cut short by the bound, and a short
- * page is the last one.
+ * so a page (at most the largest `limit` plus one, far below EXAMINED_PER_PAGE) is never cut short by the
+ * bound, and a short page is the last one. Told by filterConditions, so that a filter added there counts.
  */
 export function everyExaminedMatches(filter: OrderFilter): boolean {
-  return filter.complete === undefined && filter.shipDateFrom === undefined && filter.shipDateBefore === undefined;
+  return filterConditions(filter, () => '').length === 0;
 }
 
 /**
