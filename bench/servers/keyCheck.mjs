@@ -5,6 +5,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { KnownCallers } from '../../dist/http/auth.js';
 import { keyDigest } from '../../dist/keys.js';
 import { bearerToken } from '../../dist/serving/bearerToken.js';
+import { toOrder } from '../../dist/store/rows.js';
 
 export function keyChecker(db) {
   const activeKey = db.prepare(
@@ -56,15 +57,8 @@ export function serializedOrderList(db) {
     .all();
   return Buffer.from(
     JSON.stringify(
-      rows.map((r) => {
-        // A column with no value is left out, as the project leaves it out.
-        const order = { id: r.id };
-        if (r.pet_id !== null) order.petId = r.pet_id;
-        if (r.quantity !== null) order.quantity = r.quantity;
-        if (r.ship_date !== null) order.shipDate = r.ship_date;
-        if (r.complete !== null) order.complete = r.complete === 1;
-        return order;
-      }),
+      // The project's own mapping of a row, which leaves out a column with no value.
+      rows.map(toOrder),
     ),
   );
 }
