@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { StoreOptions } from '../../src/store/open.js';
 import { type AdminStore, type NewMessage, type OrderList, UNAUTHORIZED } from '../../src/store/store.js';
+import { StoreUnavailableError } from '../../src/store/unavailable.js';
 import { callerFor } from './caller.js';
 import { type ScratchDatabase, scratchDatabase, STORE_BACKENDS, type StoreBackend } from './storeBackends.js';
 
@@ -56,6 +57,22 @@ export function onEveryBackend(title: string, suite: (t: StoreFixture) => void):
 
 /** A change made by another process is seen from the next turn of the event loop (SQLite's rule). */
 export const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * What `call` answers once the store is not busy. A busy store wrote nothing, and a client tries again, as the
+ * server's 503 tells it to: on a loaded machine a burst may outlast a bound of the store (the wait for one of
+ * the pool's connections), and a race's outcome, not that bound, is what a test of it is about. A busy answer
+ * to a write that was in fact done would show there as a second outcome.
+ */
+export async function retriedWhileBusy<T>(call: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError && error.reason === 'busy')) throw error;
+    }
+  }
+}
 
 /** A message to send; the account is the caller's, whose key the send takes (test/support/caller.ts). */
 export const message = (id: string, createdAt = '2026-01-01T00:00:00.000Z'): NewMessage => ({

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AdminStore } from '../../../src/store/store.js';
 import { newCaller } from '../../support/caller.js';
-import { message, onEveryBackend } from '../../support/storeSuite.js';
+import { message, onEveryBackend, retriedWhileBusy } from '../../support/storeSuite.js';
 
 onEveryBackend('the $kind store', (t) => {
   /** The Idempotency-Keys the database holds, read past the store. */
@@ -95,7 +95,7 @@ onEveryBackend('the $kind store', (t) => {
       const idempotency = { key: 'retry-1', fingerprint: Buffer.from('the same request') };
       const outcomes = await Promise.all(
         Array.from({ length: 100 }, (_, i) =>
-          (processes[i % 4] as AdminStore).messages.enqueueMessageOnce(message(`msg_${i}`), idempotency, acme),
+          retriedWhileBusy(() => (processes[i % 4] as AdminStore).messages.enqueueMessageOnce(message(`msg_${i}`), idempotency, acme)),
         ),
       );
       const queued = outcomes.filter((outcome) => outcome.outcome === 'queued');

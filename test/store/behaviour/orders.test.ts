@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { AdminStore, Principal } from '../../../src/store/store.js';
 import { callerFor, newCaller } from '../../support/caller.js';
 import { scratchDatabase } from '../../support/storeBackends.js';
-import { listOf, message, nextTurn, onEveryBackend } from '../../support/storeSuite.js';
+import { listOf, message, nextTurn, onEveryBackend, retriedWhileBusy } from '../../support/storeSuite.js';
 
 onEveryBackend('the $kind store', (t) => {
   describe('orders', () => {
@@ -158,7 +158,9 @@ onEveryBackend('the $kind store', (t) => {
       const callers: Principal[] = [];
       for (const process of processes) callers.push(await callerFor(process));
       const outcomes = await Promise.all(
-        Array.from({ length: 200 }, (_, i) => (processes[i % 4] as AdminStore).orders.cancelOrder(order.id, callers[i % 4] as Principal)),
+        Array.from({ length: 200 }, (_, i) =>
+          retriedWhileBusy(() => (processes[i % 4] as AdminStore).orders.cancelOrder(order.id, callers[i % 4] as Principal)),
+        ),
       );
       expect(outcomes.filter((outcome) => outcome === 'cancelled')).toHaveLength(1);
       expect(outcomes.filter((outcome) => outcome === 'missing')).toHaveLength(199);
@@ -170,7 +172,10 @@ onEveryBackend('the $kind store', (t) => {
       const caller = await callerFor(t.store);
       const results = await Promise.all(
         Array.from({ length: 100 }, async (_, i) => {
-          const [cancel, ship] = await Promise.all([t.store.orders.cancelOrder(i + 1, caller), other.orders.shipOrder(i + 1)]);
+          const [cancel, ship] = await Promise.all([
+            retriedWhileBusy(() => t.store.orders.cancelOrder(i + 1, caller)),
+            retriedWhileBusy(() => other.orders.shipOrder(i + 1)),
+          ]);
           return `${cancel}/${ship}`;
         }),
       );
