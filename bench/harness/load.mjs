@@ -31,13 +31,15 @@ export async function load(contender, path, key, options) {
 
 /**
  * One load run against `contender`: its average req/s, and the CPU time its whole process spent per request
- * answered, in µs. The load generator shares the machine's cores, so the fastest contenders' req/s is
- * partly its own limit, which CPU time per request is not.
+ * answered, in µs, in all (`cpuUs`) and in user space (`userCpuUs`). The load generator shares the machine's
+ * cores, so the fastest contenders' req/s is partly its own limit, which CPU time per request is not.
  */
 export async function loadWithCpu(contender, path, key, options) {
   const before = cpuMs(contender);
   const result = await loadResult(contender, path, key, options);
-  return { rps: result.requests.average, cpuUs: ((cpuMs(contender) - before) * 1000) / result.requests.total };
+  const after = cpuMs(contender);
+  const perRequest = (part) => ((after[part] - before[part]) * 1000) / result.requests.total;
+  return { rps: result.requests.average, cpuUs: perRequest('all'), userCpuUs: perRequest('user') };
 }
 
 /**
@@ -60,10 +62,13 @@ function medianOf(values) {
   return Object.fromEntries(Object.keys(values[0]).map((field) => [field, median(values.map((value) => value[field]))]));
 }
 
-/** `compare`'s results as loadWithCpu gives them, split: each contender's req/s, and its CPU µs per request. */
+/**
+ * `compare`'s results as loadWithCpu gives them, split: each contender's req/s, its CPU µs per request, and
+ * the part of them in user space.
+ */
 export function rpsAndCpu(results) {
   const of = (field) => Object.fromEntries(Object.entries(results).map(([kind, result]) => [kind, result[field]]));
-  return { rps: of('rps'), cpuUs: of('cpuUs') };
+  return { rps: of('rps'), cpuUs: of('cpuUs'), userCpuUs: of('userCpuUs') };
 }
 
 /**

@@ -1,5 +1,6 @@
 // listOrders (v1, the whole list) against four baselines: its req/s, and the CPU time each request costs
-// each contender's process, as ratios of speed (the baseline's CPU per request over the project's).
+// each contender's process, in all and in user space, as ratios of speed (the baseline's CPU per request
+// over the project's).
 import { baseline, project, startAll } from '../harness/contenders.mjs';
 import { seeded } from '../harness/lifecycle.mjs';
 import { compare, loadWithCpu, rpsAndCpu } from '../harness/load.mjs';
@@ -12,10 +13,13 @@ const ORDER_COUNTS = SMOKE ? [100] : [100, 10_000];
 async function listScenario(orderCount) {
   const { path, key } = await seeded(orderCount);
   const contenders = await startAll(CONTENDERS, path, key);
-  const { rps, cpuUs } = rpsAndCpu(await compare(contenders, (contender) => loadWithCpu(contender, '/v1/store/orders', key)));
+  const { rps, cpuUs, userCpuUs } = rpsAndCpu(
+    await compare(contenders, (contender) => loadWithCpu(contender, '/v1/store/orders', key)),
+  );
   const orders = `listOrders, ${orderCount.toLocaleString('en')} orders`;
   reportRps(orders, rps);
   reportCpu(`${orders}, CPU per request`, cpuUs);
+  reportCpu(`${orders}, CPU per request in user space`, userCpuUs);
 }
 
 function reportRps(scenario, rps) {

@@ -30,21 +30,26 @@ async function againstBareFastify(seed) {
   return [ours, await start(BARE_FASTIFY, await seed.database(), seed.key)];
 }
 
-/** Two rows: req/s, then CPU time per request, each against bare Fastify + pg. */
+/** Three rows: req/s, then CPU time per request in all and in user space, each against bare Fastify + pg. */
 function rows(scenario, results, target) {
-  const { rps, cpuUs } = rpsAndCpu(results);
+  const { rps, cpuUs, userCpuUs } = rpsAndCpu(results);
   report([
     `${scenario} on PostgreSQL`,
     `${Math.round(rps.project)} req/s`,
     `bare Fastify + pg ${Math.round(rps.pgRoute)}`,
     `${ratio(rps.project, rps.pgRoute)} bare Fastify + pg (${target})`,
   ]);
-  report([
-    `${scenario} on PostgreSQL, CPU per request`,
-    `${Math.round(cpuUs.project)} µs`,
-    `bare Fastify + pg ${Math.round(cpuUs.pgRoute)}`,
-    `${cpuRatio(cpuUs, 'pgRoute', 'project')} bare Fastify + pg`,
-  ]);
+  for (const [part, us] of [
+    ['CPU per request', cpuUs],
+    ['CPU per request in user space', userCpuUs],
+  ]) {
+    report([
+      `${scenario} on PostgreSQL, ${part}`,
+      `${Math.round(us.project)} µs`,
+      `bare Fastify + pg ${Math.round(us.pgRoute)}`,
+      `${cpuRatio(us, 'pgRoute', 'project')} bare Fastify + pg`,
+    ]);
+  }
 }
 
 /** Two servers against one, on one database each pair: the reads, and the writes that every server shares. */

@@ -49,6 +49,7 @@ describe('npm run bench', () => {
       for (const row of [
         /^\| listOrders, 100 orders \| \d+ req\/s \| naive \d+, Fastify route \d+, featured route \d+, limit \d+ \| [\d.]+× Fastify route .*, [\d.]+× featured route, featured route itself [\d.]+× Fastify route \|$/m,
         /^\| listOrders, 100 orders, CPU per request \| \d+ µs \| naive \d+, Fastify route \d+, featured route \d+, limit \d+ \| (?:[\d.]+×|— \(under a tick\)) Fastify route, (?:[\d.]+×|— \(under a tick\)) featured route, featured route itself (?:[\d.]+×|— \(under a tick\)) Fastify route \|$/m,
+        /^\| listOrders, 100 orders, CPU per request in user space \| \d+ µs \| naive \d+, Fastify route \d+, featured route \d+, limit \d+ \| (?:[\d.]+×|— \(under a tick\)) Fastify route, (?:[\d.]+×|— \(under a tick\)) featured route, featured route itself (?:[\d.]+×|— \(under a tick\)) Fastify route \|$/m,
         /^\| cancelOrder \| \d+ req\/s \| bare Fastify \(FULL\) \d+ \| [\d.]+× /m,
         /^\| sendMessage \(project FULL\) \| \d+ req\/s \| bare Fastify \(NORMAL\) \d+ \| [\d.]+× /m,
         /^\| cold start to first 200 \| \d+ ms \| bare Fastify \d+ ms \| [\d.]+× /m,
@@ -70,8 +71,10 @@ describe('npm run bench', () => {
         /^\| listOrders, 100 orders, on PostgreSQL \| \d+ req\/s \| bare Fastify \+ pg \d+ \| [\d.]+× /m,
         /^\| cancelOrder on PostgreSQL \| \d+ req\/s \| bare Fastify \+ pg \d+ \| [\d.]+× /m,
         /^\| cancelOrder on PostgreSQL, CPU per request \| \d+ µs \| bare Fastify \+ pg \d+ \| (?:[\d.]+×|— \(under a tick\)) bare/m,
+        /^\| cancelOrder on PostgreSQL, CPU per request in user space \| \d+ µs \| bare Fastify \+ pg \d+ \| (?:[\d.]+×|— \(under a tick\)) bare/m,
         /^\| sendMessage on PostgreSQL \| \d+ req\/s \| bare Fastify \+ pg \d+ \| [\d.]+× /m,
         /^\| sendMessage on PostgreSQL, CPU per request \| \d+ µs \| bare Fastify \+ pg \d+ \| (?:[\d.]+×|— \(under a tick\)) bare/m,
+        /^\| sendMessage on PostgreSQL, CPU per request in user space \| \d+ µs \| bare Fastify \+ pg \d+ \| (?:[\d.]+×|— \(under a tick\)) bare/m,
         /^\| listOrders, 100 orders, quotas shared, 1 server on PostgreSQL \| \d+ req\/s \| quotas off \d+ \| [\d.]+× /m,
         /^\| listOrders, 100 orders, quotas shared, 2 servers on one PostgreSQL \| \d+ req\/s \| quotas off \d+ \| [\d.]+× /m,
         /^\| listOrders, 100 orders, 2 servers on one PostgreSQL \| \d+ req\/s \| 1 server \d+ \| [\d.]+× /m,
