@@ -62,7 +62,7 @@ export const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
  * What `call` answers once the store is not busy. A busy store wrote nothing, and a client tries again, as the
  * server's 503 tells it to: on a loaded machine a burst may outlast a bound of the store (the wait for one of
  * the pool's connections), and a race's outcome, not that bound, is what a test of it is about. A busy answer
- * to a write that was in fact done would show there as a second outcome.
+ * to a write that was in fact done would still fail such a test: the retry would find the write made.
  */
 export async function retriedWhileBusy<T>(call: () => Promise<T>): Promise<T> {
   for (;;) {

@@ -95,7 +95,9 @@ onEveryBackend('the $kind store', (t) => {
       const idempotency = { key: 'retry-1', fingerprint: Buffer.from('the same request') };
       const outcomes = await Promise.all(
         Array.from({ length: 100 }, (_, i) =>
-          retriedWhileBusy(() => (processes[i % 4] as AdminStore).messages.enqueueMessageOnce(message(`msg_${i}`), idempotency, acme)),
+          retriedWhileBusy(() =>
+            (processes[i % 4] as AdminStore).messages.enqueueMessageOnce(message(`msg_${i}`), idempotency, acme),
+          ),
         ),
       );
       const queued = outcomes.filter((outcome) => outcome.outcome === 'queued');
