@@ -14,6 +14,7 @@ import { shipDateRange } from './schema/6-shipDateRange.js';
 import { sharedQuotas } from './schema/7-sharedQuotas.js';
 import { keyCheckedWrites } from './schema/8-keyCheckedWrites.js';
 import { messageDelivery } from './schema/9-messageDelivery.js';
+import { cachedHelpers } from './schema/10-cachedHelpers.js';
 
 /** In order: migration N is MIGRATIONS[N - 1]. */
 export const MIGRATIONS: readonly string[] = [
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly string[] = [
   sharedQuotas,
   keyCheckedWrites,
   messageDelivery,
+  cachedHelpers,
 ];
 
 /**
