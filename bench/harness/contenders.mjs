@@ -124,12 +124,6 @@ function cpuTimes(child) {
   return { user: Number(fields[11]), kernel: Number(fields[12]) };
 }
 
-/** The CPU time `child` has used so far, every thread, in clock ticks, in user space and in the kernel. */
-export function cpuTicks(child) {
-  const { user, kernel } = cpuTimes(child);
-  return user + kernel;
-}
-
 /**
  * The CPU time the contender's process has used, every thread, in ms (Linux's ticks are of 10 ms): in all,
  * and the part in user space. The kernel's part is mostly the socket's: the same for every contender that
@@ -148,10 +142,10 @@ export function cpuMs(contender) {
  */
 export async function idle(contender) {
   const deadline = performance.now() + 600_000;
-  for (let before = cpuTicks(contender.child); performance.now() < deadline; ) {
+  for (let before = cpuMs(contender).all; performance.now() < deadline; ) {
     await sleep(500);
-    const now = cpuTicks(contender.child);
-    if (now - before <= 1) return;
+    const now = cpuMs(contender).all;
+    if (now - before <= 10) return;
     before = now;
   }
   fail(`${described(contender)}\n(it was still busy 10 minutes after a load run)`);

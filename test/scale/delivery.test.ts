@@ -16,10 +16,10 @@ const WRITERS = 32;
 const TOPOLOGY = { postgres: { servers: 3, workers: 1 }, sqlite: { servers: 1, workers: 2 } } as const;
 
 /**
- * Sends one message, again after a 503 `service_unavailable` as its `Retry-After` says, as a client does: on a
- * loaded machine 32 writers may wait longer than the pool's 2 s for one of a server's 10
- * connections, and the server then answers busy, having written nothing. A 503 for a message that was in
- * fact queued would show here as a message delivered twice or out of its writer's order.
+ * Sends one message, again after a 503 `service_unavailable` as its `Retry-After` says, as a client does: on
+ * a loaded machine 32 writers may wait longer than the pool's 2 s for one of a server's 10 connections, and
+ * the server then answers busy, having written nothing. A 503 for a message that was in fact queued would
+ * show here as a message delivered twice or out of its writer's order.
  */
 async function sentWhileBusy(server: ServerProcess, key: string, message: string): Promise<Response> {
   for (;;) {

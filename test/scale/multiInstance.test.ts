@@ -6,7 +6,7 @@
 import { setTimeout } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AdminStore } from '../../src/store/store.js';
-import { runCli, type ServerProcess, spawnServer, untilLogged } from '../support/processes.js';
+import { runCli, type ServerProcess, spawnServer, untilWorkersListen } from '../support/processes.js';
 import { type ScratchDatabase, scratchDatabase, STORE_BACKENDS } from '../support/storeBackends.js';
 
 /** How the service's processes are laid out. */
@@ -25,7 +25,7 @@ describe.each(SERVICES)('$name on one $kind database', ({ backend, count, worker
   async function startServers(env: NodeJS.ProcessEnv = {}) {
     const settings = { DATABASE_URL: database.url, LOG_LEVEL: 'info', WORKERS: String(workers), ...env };
     servers = await Promise.all(Array.from({ length: count }, () => spawnServer(settings, { init: false })));
-    await Promise.all(servers.map((server) => untilLogged(server, new RegExp(`(Server listening at[^]*){${workers}}`))));
+    await Promise.all(servers.map((server) => untilWorkersListen(server, workers)));
   }
 
   /** Request number `i` goes to server `i` mod the number of servers. */

@@ -7,7 +7,7 @@ import { setTimeout } from 'node:timers/promises';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keyDigest } from '../../src/keys.js';
-import { runCli, type ServerProcess, spawnServer, untilLogged } from '../support/processes.js';
+import { runCli, type ServerProcess, spawnServer, untilWorkersListen } from '../support/processes.js';
 import { scratchDatabase, STORE_BACKENDS, storeBackend } from '../support/storeBackends.js';
 
 const QUOTA = 100;
@@ -44,7 +44,7 @@ const SERVICES: Service[] = STORE_BACKENDS.map(({ kind, available, sharedQuotas 
     // The second worker starts once the first listens. Hammered before it listens too, it could get its
     // first connection near the end, admit one request, lease a block and get nothing more to spend it on:
     // units unspent at the window's end, which the bound allows but the lower count here does not.
-    if (!sharedQuotas) await untilLogged(servers[0] as ServerProcess, /(Server listening at[^]*){2}/);
+    if (!sharedQuotas) await untilWorkersListen(servers[0] as ServerProcess, 2);
     return {
       baseUrls: servers.map(({ baseUrl }) => baseUrl),
       key,

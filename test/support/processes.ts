@@ -132,6 +132,11 @@ export function untilLogged(server: ServerProcess, text: string | RegExp): Promi
   });
 }
 
+/** Resolves once each of the server's `workers` (WORKERS=N) has logged that it listens. */
+export function untilWorkersListen(server: ServerProcess, workers: number): Promise<void> {
+  return untilLogged(server, new RegExp(`(Server listening at[^]*){${workers}}`));
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {
