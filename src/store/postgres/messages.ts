@@ -17,6 +17,9 @@ import {
 import { parameterInto } from './orders.js';
 import { inTransaction } from './transaction.js';
 
+/** The SQLSTATE queue_message_checked raises for a key that is not active (migration 11). */
+const KEY_NOT_ACTIVE = 'SO401';
+
 /** A row as read: the body is its UTF-8 bytes (migration 4). */
 type Stored<Row extends { message: string }> = Omit<Row, 'message'> & { message: Buffer };
 
@@ -44,13 +47,21 @@ export class Messages implements MessageRepository {
     this.#now = now;
   }
 
-  /** One statement, which checks the caller's key and takes the account from it (migration 8). */
+  /** One CALL, which checks the caller's key and takes the account from it (migration 11). */
   async enqueue({ id, message, createdAt }: NewMessage, queued: Message, key: Buffer) {
-    const { rows } = await this.#pool.query<{ queued: boolean }>(
-      `SELECT enqueue_message_for_key($1, $2, $3, $4, $5) AS queued`,
-      [key, id, utf8(message), createdAt, this.#writeBudgetMs],
-    );
-    return rows[0]?.queued ? queued : UNAUTHORIZED;
+    try {
+      await this.#pool.query(`CALL queue_message_checked($1, $2, $3, $4, $5)`, [
+        key,
+        id,
+        utf8(message),
+        createdAt,
+        this.#writeBudgetMs,
+      ]);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== KEY_NOT_ACTIVE) throw error;
+      return UNAUTHORIZED;
+    }
+    return queued;
   }
 
   /** enqueue_message_once_for_key() claims the key's row first, so a retry on any server waits for this one. */

@@ -15,6 +15,7 @@ import { sharedQuotas } from './schema/7-sharedQuotas.js';
 import { keyCheckedWrites } from './schema/8-keyCheckedWrites.js';
 import { messageDelivery } from './schema/9-messageDelivery.js';
 import { cachedHelpers } from './schema/10-cachedHelpers.js';
+import { messageProcedure } from './schema/11-messageProcedure.js';
 
 /** In order: migration N is MIGRATIONS[N - 1]. */
 export const MIGRATIONS: readonly string[] = [
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly string[] = [
   keyCheckedWrites,
   messageDelivery,
   cachedHelpers,
+  messageProcedure,
 ];
 
 /**

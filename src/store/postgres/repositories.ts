@@ -1,6 +1,6 @@
 // The PostgreSQL store: one pool of connections shared by a repository per aggregate, and a pool of its own
 // for long lists. Every statement is parameterised and unnamed (so PgBouncer's transaction mode works);
-// every write is one statement, or one function's transaction, committed before it settles.
+// every write is one statement, or one function's or procedure's transaction, committed before it settles.
 import pg from 'pg';
 import type { OpenOptions, Repositories } from '../backend.js';
 import type { MigrationListener } from '../migrations.js';
