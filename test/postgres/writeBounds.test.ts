@@ -110,7 +110,7 @@ describe.skipIf(!storeBackend('postgres').available)('writes that wait for a loc
 
   it('a write that outlasts its budget in PostgreSQL raises query_canceled and writes nothing, whatever it got past', async () => {
     // A budget of 0 ms is spent before the write ends: only the last check can refuse it. The functions of
-    // migration 5 stay for servers of earlier releases; those of migration 8 and the procedure of
+    // migration 5 stay for servers of earlier releases; those of migrations 8 and 12 and the procedure of
     // migration 11 are this release's (enqueue_message_for_key stays for servers of the last one).
     const digest = keyDigest(key);
     // One at a time: pg 9 will refuse a query sent while the client is running another.
@@ -120,6 +120,11 @@ describe.skipIf(!storeBackend('postgres').available)('writes that wait for a loc
       () => admin.query(`SELECT move_order_for_key($1, 1, 'pending', 'shipped', 'now', 0)`, [digest]),
       () => admin.query(`SELECT enqueue_message_for_key($1, 'msg_late', '\\x6869', 'now', 0)`, [digest]),
       () => admin.query(`CALL queue_message_checked($1, 'msg_late', '\\x6869', 'now', 0)`, [digest]),
+      () => admin.query(
+        `SELECT queue_messages_checked(ARRAY[$1::bytea], '{msg_late}', ARRAY['\\x6869'::bytea], '{now}', 0)`,
+        [digest],
+      ),
+      () => admin.query(`SELECT move_orders_for_keys(ARRAY[$1::bytea], '{1}', '{pending}', '{shipped}', 'now', 0)`, [digest]),
       () => admin.query(
         `SELECT * FROM enqueue_message_once_for_key($1, 'late', '\\x00', '', 'msg_late', '\\x6869', 'now', '{}', 0)`,
         [digest],

@@ -14,11 +14,20 @@ import {
   type Settlement,
   UNAUTHORIZED,
 } from '../store.js';
+import { GroupCommit } from './groupCommit.js';
 import { parameterInto } from './orders.js';
 import { inTransaction } from './transaction.js';
 
 /** The SQLSTATE queue_message_checked raises for a key that is not active (migration 11). */
 const KEY_NOT_ACTIVE = 'SO401';
+
+/** A message to queue under the digest of its sender's key, as written. */
+interface QueuedRow {
+  key: Buffer;
+  id: string;
+  body: Buffer;
+  createdAt: string;
+}
 
 /** A row as read: the body is its UTF-8 bytes (migration 4). */
 type Stored<Row extends { message: string }> = Omit<Row, 'message'> & { message: Buffer };
@@ -39,29 +48,45 @@ export class Messages implements MessageRepository {
   readonly #pool: Pool;
   readonly #writeBudgetMs: number | null;
   readonly #now: () => string;
+  readonly #queued: GroupCommit<QueuedRow, boolean>;
 
   /** `writeBudgetMs`: how long a write may take in PostgreSQL before it gives up, writing nothing. */
   constructor(pool: Pool, writeBudgetMs: number | null, now: () => string) {
     this.#pool = pool;
     this.#writeBudgetMs = writeBudgetMs;
     this.#now = now;
+    this.#queued = new GroupCommit(
+      (row) => this.#queueOne(row),
+      (rows) => this.#queueMany(rows),
+    );
   }
 
-  /** One CALL, which checks the caller's key and takes the account from it (migration 11). */
+  /** With the other sends of its turn (groupCommit.ts); the statement checks each sender's key. */
   async enqueue({ id, message, createdAt }: NewMessage, queued: Message, key: Buffer) {
+    const written = await this.#queued.run({ key, id, body: utf8(message), createdAt });
+    return written ? queued : UNAUTHORIZED;
+  }
+
+  /** One CALL: true once written, false if the key is not active, with nothing written (migration 11). */
+  async #queueOne({ key, id, body, createdAt }: QueuedRow): Promise<boolean> {
     try {
-      await this.#pool.query(`CALL queue_message_checked($1, $2, $3, $4, $5)`, [
-        key,
-        id,
-        utf8(message),
-        createdAt,
-        this.#writeBudgetMs,
-      ]);
+      await this.#pool.query(`CALL queue_message_checked($1, $2, $3, $4, $5)`, [key, id, body, createdAt, this.#writeBudgetMs]);
+      return true;
     } catch (error) {
       if ((error as { code?: unknown }).code !== KEY_NOT_ACTIVE) throw error;
-      return UNAUTHORIZED;
+      return false;
     }
-    return queued;
+  }
+
+  /** One statement for all, in their order; it answers the ids it refused for their key (migration 12). */
+  async #queueMany(rows: readonly QueuedRow[]): Promise<boolean[]> {
+    const column = <Field extends keyof QueuedRow>(field: Field) => rows.map((row) => row[field]);
+    const { rows: answered } = await this.#pool.query<{ refused: string[] }>(
+      `SELECT queue_messages_checked($1, $2, $3, $4, $5) AS refused`,
+      [column('key'), column('id'), column('body'), column('createdAt'), this.#writeBudgetMs],
+    );
+    const refused = new Set(answered[0]?.refused);
+    return rows.map(({ id }) => !refused.has(id));
   }
 
   /** enqueue_message_once_for_key() claims the key's row first, so a retry on any server waits for this one. */

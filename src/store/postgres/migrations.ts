@@ -16,6 +16,7 @@ import { keyCheckedWrites } from './schema/8-keyCheckedWrites.js';
 import { messageDelivery } from './schema/9-messageDelivery.js';
 import { cachedHelpers } from './schema/10-cachedHelpers.js';
 import { messageProcedure } from './schema/11-messageProcedure.js';
+import { groupCommits } from './schema/12-groupCommits.js';
 
 /** In order: migration N is MIGRATIONS[N - 1]. */
 export const MIGRATIONS: readonly string[] = [
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly string[] = [
   messageDelivery,
   cachedHelpers,
   messageProcedure,
+  groupCommits,
 ];
 
 /**

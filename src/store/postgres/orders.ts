@@ -15,6 +15,7 @@ import {
   UNAUTHORIZED,
   type Unauthorized,
 } from '../store.js';
+import { GroupCommit } from './groupCommit.js';
 import type { OrderListReaders } from './orderStream.js';
 
 /**
@@ -39,6 +40,20 @@ const READ_LIST = `
   ) o ON true
   ORDER BY o.id`;
 
+/** A move as written: a NULL key is the operator's, checked by nobody. */
+interface Move {
+  orderId: number;
+  from: OrderStatus;
+  to: OrderStatus;
+  key: Buffer | null;
+}
+
+/** What a move found: the order's status (null: no such order), or that the key is not active. */
+type Found = OrderStatus | Unauthorized | null;
+
+/** move_orders_for_keys' answer for a move it left to be made alone: another transaction holds the order. */
+const HELD = 'busy';
+
 /** A row of READ_LIST: an order, or the nulls of an empty or long list. */
 type ListRow = { changes: string; active: boolean; shown: number } & (OrderRow | { id: null });
 
@@ -61,6 +76,7 @@ export class Orders implements OrderRepository {
   readonly #now: () => string;
   readonly #databaseId: string;
   readonly #options: OrdersOptions;
+  readonly #moves: GroupCommit<Move, Found>;
   #list: { changes: string; list: OrderList } | undefined;
 
   constructor(pool: Pool, readers: OrderListReaders, now: () => string, databaseId: string, options: OrdersOptions) {
@@ -69,6 +85,10 @@ export class Orders implements OrderRepository {
     this.#now = now;
     this.#databaseId = databaseId;
     this.#options = options;
+    this.#moves = new GroupCommit(
+      (move) => this.#moveOne(move),
+      (moves) => this.#moveMany(moves),
+    );
   }
 
   /**
@@ -113,7 +133,7 @@ export class Orders implements OrderRepository {
     return { orders: orders.map(mapped.toOrderWithStatus), nextAfterId };
   }
 
-  /** move_order_for_key() locks the row before it reads its status, then checks the key (migration 8). */
+  /** With the other moves of its turn (groupCommit.ts); the statement checks each caller's key. */
   async move<T>(
     orderId: number,
     from: OrderStatus,
@@ -121,11 +141,27 @@ export class Orders implements OrderRepository {
     outcome: (found: OrderStatus | Unauthorized | undefined) => T,
     key?: Buffer,
   ) {
-    const { rows } = await this.#pool.query<{ found: OrderStatus | Unauthorized | null }>(
+    return outcome((await this.#moves.run({ orderId, from, to, key: key ?? null })) ?? undefined);
+  }
+
+  /** move_order_for_key() locks the row before it reads its status, then checks the key (migration 8). */
+  async #moveOne({ orderId, from, to, key }: Move): Promise<Found> {
+    const { rows } = await this.#pool.query<{ found: Found }>(
       `SELECT move_order_for_key($1, $2, $3, $4, $5, $6) AS found`,
-      [key ?? null, orderId, from, to, this.#now(), this.#options.writeBudgetMs],
+      [key, orderId, from, to, this.#now(), this.#options.writeBudgetMs],
     );
-    return outcome(rows[0]?.found ?? undefined);
+    return rows[0]?.found ?? null;
+  }
+
+  /** One statement for all, in their order; a move whose order another transaction holds is made alone. */
+  async #moveMany(moves: readonly Move[]): Promise<(Found | Promise<Found>)[]> {
+    const column = <Field extends keyof Move>(field: Field) => moves.map((move) => move[field]);
+    const { rows } = await this.#pool.query<{ found: (Found | typeof HELD)[] }>(
+      `SELECT move_orders_for_keys($1, $2, $3, $4, $5, $6) AS found`,
+      [column('key'), column('orderId'), column('from'), column('to'), this.#now(), this.#options.writeBudgetMs],
+    );
+    const found = rows[0]?.found ?? [];
+    return moves.map((move, i) => (found[i] === HELD ? this.#moveOne(move) : (found[i] ?? null)));
   }
 
   async countByStatus(): Promise<Record<OrderStatus, number>> {
