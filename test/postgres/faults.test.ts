@@ -165,11 +165,11 @@ describe.skipIf(!storeBackend('postgres').available)('PostgreSQL faults', () => 
   it('a PostgreSQL that stops answering (SIGSTOP, sockets left open): requests on pooled connections and on new ones answer 503 with Retry-After within the bound, then 2xx again by themselves, nothing acknowledged lost', async () => {
     server = await spawnServer({ DATABASE_URL: cluster.url, LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '4' });
     const running = server;
-    const timed = async (path: string, init: RequestInit = {}) => {
+    const timed = async (path: string, init: RequestInit & { headers?: Record<string, string> } = {}) => {
       const started = Date.now();
       const response = await fetch(`${running.baseUrl}${path}`, {
         ...init,
-        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...init.headers },
         // No hang: well past any bound, the test fails instead of waiting.
         signal: AbortSignal.timeout(DEFAULT_QUERY_TIMEOUT_MS + 20_000),
       });
@@ -193,10 +193,21 @@ describe.skipIf(!storeBackend('postgres').available)('PostgreSQL faults', () => 
       }
     };
 
-    // Four connections open and idle in the pool: four writes at once had one each. (On a busy machine
-    // the first rounds may find a connection still opening and answer 503.)
+    // Four connections open and idle in the pool: four writes at once had one each. Sends with an
+    // Idempotency-Key, which are one statement each: plain sends of one turn would share one (group
+    // commit). (On a busy machine the first rounds may find a connection still opening and answer 503.)
+    let round = 0;
     await until(async () => {
-      const warm = await Promise.all(Array.from({ length: 4 }, (_, i) => sendOne(`before ${i}`)));
+      round++;
+      const warm = await Promise.all(
+        Array.from({ length: 4 }, (_, i) =>
+          timed('/v1/messages', {
+            method: 'POST',
+            headers: { 'Idempotency-Key': `warm-${round}-${i}` },
+            body: JSON.stringify({ message: `before ${i}` }),
+          }),
+        ),
+      );
       noteAcknowledged(warm);
       return warm.every(({ status }) => status === 202);
     }, 'four writes at once succeed');
