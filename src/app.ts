@@ -27,11 +27,10 @@ import { KnownCallers } from './http/auth.js';
 import { hideContentType, takeBodiesUnparsed } from './http/rawBodies.js';
 import { registerOperations } from './http/routes.js';
 import { type ListenerOptions, serverOptions } from './http/serverOptions.js';
-import { cutOffStalledReaders } from './http/stalledReaders.js';
-import { closeConnectionsWhenStopping } from './http/stopping.js';
 import { type HandlersByVersion, storePartsOf } from './operations/handler.js';
 import { handlersByVersion, keyCheckedByStore } from './operations/index.js';
 import { answerLikeTheApi } from './serving/commonAnswers.js';
+import { closeConnectionsWhenStopping } from './serving/stopping.js';
 import type { QuotaStore } from './store/quotas.js';
 import type { Store } from './store/store.js';
 import { instrument } from './telemetry/instrument.js';
@@ -76,19 +75,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   limitConnections(app.server, http.maxConnections);
   adaptNodeServer(app.server, app.log);
 
-  // One hook for each stage of every request, each doing several things: Fastify's cost is per hook.
+  // One hook before routing for every request, doing several things: Fastify's cost is per hook. What every
+  // answer needs as it is sent is done by the one exit (serving/reply.ts), with no onSend hook.
   answerLikeTheApi(app, (request, reply, done) => {
     hideContentType(request);
     beforeRouting.refuseMalformedFraming(request, reply, done);
   });
   takeBodiesUnparsed(app);
-  const closeWhenStopping = closeConnectionsWhenStopping(app);
-  const guardStalledReader = cutOffStalledReaders(http.idleTimeoutMs);
-  app.addHook('onSend', (request, reply, payload, done) => {
-    closeWhenStopping(reply);
-    guardStalledReader(request, reply, payload);
-    done(null, payload);
-  });
+  closeConnectionsWhenStopping(app);
   allowCors(app, options.corsOrigins ?? []);
 
   const metrics = createMetrics();

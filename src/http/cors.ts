@@ -4,6 +4,7 @@
 // No credentials mode: a page sends the key in Authorization itself, never in a cookie. Any other origin,
 // and any OPTIONS that is no preflight, is answered as without CORS: 405 with Allow on the API's paths.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { closeIfStopping } from '../serving/stopping.js';
 
 /** The methods of the contract's operations; GET, HEAD and POST are allowed by Fetch anyway. */
 const ALLOW_METHODS = 'GET, POST, DELETE';
@@ -39,6 +40,7 @@ export function allowCors(app: FastifyInstance, origins: readonly string[]): voi
     const preflight =
       request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
     if (!preflight || listedOrigin(request) === undefined) return done();
+    closeIfStopping(reply);
     reply
       .code(204)
       .headers({

@@ -1,9 +1,10 @@
 // Which methods a path has, for the `Allow` header of a 405, on the contract's paths and on the server's
 // own read-only paths (probes, the contract's files, the API reference, /metrics).
-import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, onSendHookHandler, RouteHandlerMethod } from 'fastify';
 import type { ContractOperation } from '../contract/document.js';
 import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
 import { send } from './reply.js';
+import { closeIfStopping } from './stopping.js';
 
 export type AllowedMethods = (path: string) => string[];
 
@@ -30,13 +31,19 @@ export function methodNotAllowed(method: string, allowed: string[]): ErrorAnswer
 
 const READ_ONLY = ['GET', 'HEAD'];
 
+const closeWhenStoppingHook: onSendHookHandler = (_request, reply, payload, done) => {
+  closeIfStopping(reply);
+  done(null, payload);
+};
+
 /**
  * A path of the server's own, outside the contract: GET, HEAD answered as GET without its body (the two
  * methods every general-purpose server supports, RFC 9110 §9.1), and 405 with `Allow` for any other
  * method, as the contract's paths answer.
  */
 export function readOnlyRoute(app: FastifyInstance, url: string, handler: RouteHandlerMethod): void {
-  app.get(url, { exposeHeadRoute: true }, handler);
+  // Its answers are not sent by send(), which tells each answer that the server is stopping.
+  app.get(url, { exposeHeadRoute: true, onSend: closeWhenStoppingHook }, handler);
   app.route({
     method: app.supportedMethods.filter((method) => !READ_ONLY.includes(method)),
     url,

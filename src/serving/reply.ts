@@ -1,8 +1,11 @@
 // The one exit: an answer goes on the wire here, its body serialized to JSON on the way.
+import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import type { Answer } from '../contract/answer.js';
 import { apiError } from '../contract/errorBody.js';
 import { isStreamedArray } from '../contract/streamedArray.js';
+import { cutOffIfStalled } from './stalledReaders.js';
+import { closeIfStopping } from './stopping.js';
 
 const TOO_MANY_STREAMS = apiError(
   'service_unavailable',
@@ -33,19 +36,27 @@ export function serialize(body: unknown): string | Buffer {
   return payload;
 }
 
-/** `carried` are headers for whichever answer the request gets; where both name a field, the answer's own win. */
+/**
+ * `carried` are headers for whichever answer the request gets; where both name a field, the answer's own win.
+ * Whatever every answer needs as it is sent is done here, not in a hook that every request would run.
+ */
 export function send(
   reply: FastifyReply,
   { status, headers, body }: Answer,
   carried?: Record<string, string>,
 ): FastifyReply {
-  const payload = isStreamedArray(body) ? body.open() : body === undefined ? undefined : serialize(body);
-  if (body !== undefined && payload === undefined) return send(reply, TOO_MANY_STREAMS);
+  let payload: string | Buffer | Readable | undefined;
+  if (isStreamedArray(body)) {
+    payload = body.open();
+    if (payload === undefined) return send(reply, TOO_MANY_STREAMS);
+    cutOffIfStalled(reply, payload);
+  } else if (body !== undefined) payload = serialize(body);
   reply.code(status);
   if (status >= 400) rememberErrorCode(reply, body);
   // One after the other, not merged: a field of the answer's own replaces the carried one in its place.
   if (carried) reply.headers(carried);
   if (headers) reply.headers(headers);
+  closeIfStopping(reply);
   if (payload === undefined) return reply.send();
   return reply.type('application/json; charset=utf-8').send(payload);
 }

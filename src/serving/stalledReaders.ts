@@ -2,18 +2,18 @@
 // Node's own socket timeout is no guard here: it lets a write that moved at all since the last check
 // start a new period, so a stalled response lives up to twice as long as the timeout says.
 import type { ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
 
-/** Guards an answer as it is sent, if it is streamed; one warning is logged for each connection reset. */
-export function cutOffStalledReaders(idleMs: number) {
-  return (request: FastifyRequest, reply: FastifyReply, payload: unknown): void => {
-    if (payload instanceof Readable) {
-      cutOffWhenStalled(reply.raw, payload, idleMs, () =>
-        request.log.warn('the client stopped reading a streamed answer: its connection is reset'),
-      );
-    }
-  };
+/**
+ * Guards a streamed answer as it is sent, with the listener's idle timeout; one warning is logged for each
+ * connection reset.
+ */
+export function cutOffIfStalled(reply: FastifyReply, body: Readable): void {
+  const idleMs = reply.server.initialConfig.connectionTimeout as number;
+  cutOffWhenStalled(reply.raw, body, idleMs, () =>
+    reply.log.warn('the client stopped reading a streamed answer: its connection is reset'),
+  );
 }
 
 /**
