@@ -7,7 +7,7 @@ import type { ErrorAnswer } from '../contract/errorBody.js';
 import { KEY_REQUIRED, unauthorized } from '../contract/unauthorized.js';
 import { hasKeyShape, hasValidChecksum, keyDigest } from '../keys.js';
 import { bearerToken } from '../serving/bearerToken.js';
-import { singleHeader } from '../serving/rawHeaders.js';
+import { sentFields } from '../serving/rawHeaders.js';
 import type { KeyStore, Principal } from '../store/store.js';
 import type { RequestQuotas } from './quotas.js';
 
@@ -90,7 +90,7 @@ export function authenticateRequest(
   lookUp: boolean,
 ): Awaitable<Caller | { refusal: ErrorAnswer<401> | ErrorAnswer<429> }> {
   if (sendsKeyInUrl(request.query)) return { refusal: KEY_IN_URL };
-  return andThen(callers.identify(singleHeader(request.raw.rawHeaders, 'authorization'), lookUp), (caller) =>
+  return andThen(callers.identify(sentFields(request.raw).authorization, lookUp), (caller) =>
     caller ?? andThen(keyRefused(request, quotas), (refusal) => ({ refusal })),
   );
 }

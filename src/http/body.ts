@@ -12,7 +12,7 @@ import {
   unsupportedContentEncoding,
   unsupportedContentType,
 } from '../serving/errors.js';
-import { singleHeader } from '../serving/rawHeaders.js';
+import { sentFields } from '../serving/rawHeaders.js';
 import { firstDuplicateKey } from './duplicateKeys.js';
 import { sendContinue } from './nodeServer.js';
 
@@ -67,7 +67,7 @@ export async function operationBody(
 
 /** Sent twice, a Content-Type declares nothing usable. */
 export function declaredContentType(request: IncomingMessage): string | undefined {
-  return singleHeader(request.rawHeaders, 'content-type');
+  return sentFields(request).contentType;
 }
 
 export async function readJsonBody({

@@ -4,18 +4,11 @@
 import type { IncomingMessage } from 'node:http';
 import { apiError, type ErrorAnswer } from '../contract/errorBody.js';
 import { notImplemented } from './errors.js';
-import { isField } from './rawHeaders.js';
+import { sentFields } from './rawHeaders.js';
 
 export function framingError(request: IncomingMessage): ErrorAnswer | undefined {
-  // One pass over the fields as sent, for both: Node's parsed headers drop or join repeated ones.
-  const { rawHeaders } = request;
-  let hosts = 0;
-  let codings: string[] | undefined;
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const field = rawHeaders[i] as string;
-    if (isField(field, 'host')) hosts += 1;
-    else if (isField(field, 'transfer-encoding')) (codings ??= []).push(rawHeaders[i + 1] as string);
-  }
+  // The fields as sent: Node's parsed headers drop or join repeated ones.
+  const { hosts, codings } = sentFields(request);
   // RFC 9112 §3.2: an HTTP/1.1 request needs exactly one Host; HTTP/1.0 may leave it out.
   const needsHost = request.httpVersion !== '1.0';
   if (hosts > 1 || (needsHost && hosts === 0)) {

@@ -8,7 +8,7 @@ import { answerLikeTheApi } from '../serving/commonAnswers.js';
 import { writeClientError } from '../serving/errors.js';
 import { framingError } from '../serving/framing.js';
 import { readOnlyRoute } from '../serving/methods.js';
-import { singleHeader } from '../serving/rawHeaders.js';
+import { sentFields } from '../serving/rawHeaders.js';
 import { send } from '../serving/reply.js';
 import { requestIdFor } from '../serving/requestId.js';
 import type { Metrics } from './metrics.js';
@@ -24,7 +24,7 @@ type MetricsHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<
 export function metricsHandler(metrics: Metrics, token: string | undefined): MetricsHandler {
   const tokenDigest = token === undefined ? undefined : sha256(token);
   return async (request, reply) => {
-    if (tokenDigest && !presents(tokenDigest, singleHeader(request.raw.rawHeaders, 'authorization'))) {
+    if (tokenDigest && !presents(tokenDigest, sentFields(request.raw).authorization)) {
       return send(reply, TOKEN_REQUIRED);
     }
     const text = await metrics.scrape();
