@@ -1,24 +1,15 @@
 // bench/pageWork.mjs, the measure of how long one v2 page holds the event loop (docs/performance.md), run
 // small so that it keeps working. Its figures mean nothing here: nothing in the suite is timed.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { runScript } from '../support/processes.js';
 
 describe('bench/pageWork.mjs', () => {
   it('walks pages of every filter that matches nothing, all empty, and prints a row for each', async () => {
-    const child = spawn(process.execPath, ['bench/pageWork.mjs'], {
-      cwd: root,
-      env: { ...process.env, PAGE_WORK_ORDERS: '25000', PAGE_WORK_SECONDS: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 120_000,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-    const code = await new Promise((resolve) => child.on('close', resolve));
+    const { code, stdout, stderr } = await runScript(
+      ['bench/pageWork.mjs'],
+      { PAGE_WORK_ORDERS: '25000', PAGE_WORK_SECONDS: '1' },
+      120_000,
+    );
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(/^\| Filters \(matching none of 25,000 orders\), limit 1,000 \|/m);
     const rows = stdout.match(

@@ -46,6 +46,17 @@ export function runCli(
   return collect(child).finished;
 }
 
+/** `node <args>` in the checkout, as a script of bench/ or scripts/ is run; stopped (SIGTERM) after `timeoutMs`. */
+export function runScript(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Finished> {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: timeoutMs,
+  });
+  return collect(child).finished;
+}
+
 /**
  * A server that neither listens nor exits by then is taken for hung: a hang guard, far beyond a start on a
  * machine busy with other work, and within the suite's test and hook time-outs.
