@@ -9,9 +9,9 @@
 // warms each contender with 8,000 requests. The request is listOrders on 100 orders. Measure on a quiet
 // machine: this machine's speed moves by a third from one minute to the next, which the pairs share.
 // test/scripts/paired.test.ts runs it small, to keep it working, not to time it.
-import { baseline, contender, cpuMs, project, start } from './harness/contenders.mjs';
+import { baseline, contender, project, start } from './harness/contenders.mjs';
 import { cleanUp, failOnError, seeded } from './harness/lifecycle.mjs';
-import { loadResult } from './harness/load.mjs';
+import { loadWithCpu } from './harness/load.mjs';
 import { median } from './harness/report.mjs';
 
 const STARTS = Number(process.env.PAIRED_STARTS ?? 8);
@@ -27,14 +27,6 @@ const declared = (name) => {
   return baseline(name);
 };
 
-/** CPU µs per request of one run of `requests` against `running`, in all and in user space. */
-async function cpuPerRequest(running, key, requests) {
-  const before = cpuMs(running);
-  const { requests: answered } = await loadResult(running, PATH, key, { amount: requests });
-  const after = cpuMs(running);
-  return { all: ((after.all - before.all) * 1000) / answered.total, user: ((after.user - before.user) * 1000) / answered.total };
-}
-
 async function main() {
   const names = process.argv.slice(2);
   if (names.length === 0) throw new Error('name the contenders: project, a baseline of bench/servers/, or a dist/main.js');
@@ -44,16 +36,16 @@ async function main() {
     const order = startIndex % 2 === 0 ? names : [...names].reverse();
     const running = [];
     for (const name of order) running.push({ name, server: await start(declared(name), path, key) });
-    for (const { server } of running) await cpuPerRequest(server, key, WARM_UP);
+    for (const { server } of running) await loadWithCpu(server, PATH, key, { amount: WARM_UP });
     const rounds = new Map(names.map((name) => [name, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const { name, server } of round % 2 === 0 ? running : [...running].reverse()) {
-        rounds.get(name).push(await cpuPerRequest(server, key, REQUESTS));
+        rounds.get(name).push(await loadWithCpu(server, PATH, key, { amount: REQUESTS }));
       }
     }
     for (const { name, server } of running) {
       const measured = rounds.get(name);
-      perStart.get(name).push({ all: median(measured.map(({ all }) => all)), user: median(measured.map(({ user }) => user)) });
+      perStart.get(name).push({ all: median(measured.map(({ cpuUs }) => cpuUs)), user: median(measured.map(({ userCpuUs }) => userCpuUs)) });
       server.stop();
     }
   }
