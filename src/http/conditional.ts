@@ -44,6 +44,7 @@ export function conditionalGet(answer: Answer, ifNoneMatch: string | undefined):
   // JSON text its tag was computed from: a Buffer, which send() takes as serialized already.
   const body = isStreamedArray(answer.body) ? answer.body : asBuffer(serialize(answer.body));
   const etag = isStreamedArray(body) ? `"${body.version}"` : entityTag(body);
-  const headers = { ...answer.headers, ETag: etag };
+  // In lower case, as Fastify keys header fields (rateLimit.ts).
+  const headers = { ...answer.headers, etag };
   return matchesIfNoneMatch(ifNoneMatch, etag) ? { status: 304, headers } : { status: 200, headers, body };
 }

@@ -13,6 +13,13 @@ export const LINGER_MS = 5_000;
 
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
 
+// The request a connection is on, kept on the socket: a field is cheaper than a WeakMap on every request.
+const CURRENT = Symbol('current request');
+
+interface Carrying extends Socket {
+  [CURRENT]?: IncomingMessage;
+}
+
 export function adaptNodeServer(server: Server, log: FastifyBaseLogger): void {
   // Node keeps only the first 2,000 fields and drops the rest unseen, so a repeated Authorization or
   // Content-Type could hide behind filler. Their total size is still capped by maxHeaderSize.
@@ -45,14 +52,15 @@ export function adaptNodeServer(server: Server, log: FastifyBaseLogger): void {
     writeRawError(socket, notImplemented('CONNECT'), requestId);
   });
 
-  const current = new WeakMap<Socket, IncomingMessage>();
-  server.on('request', (request: IncomingMessage) => current.set(request.socket, request));
-  server.on('connection', (socket: Socket) => {
+  server.on('request', (request: IncomingMessage) => {
+    (request.socket as Carrying)[CURRENT] = request;
+  });
+  server.on('connection', (socket: Carrying) => {
     const destroySoon = socket.destroySoon.bind(socket);
     // Node calls this after the last answer on a connection. Closing while the client is still sending
     // makes the kernel reset the connection, and a reset can discard the answer before it is read.
     socket.destroySoon = () => {
-      if (current.get(socket)?.complete === false) lingerThenClose(socket);
+      if (socket[CURRENT]?.complete === false) lingerThenClose(socket);
       else destroySoon();
     };
   });

@@ -18,12 +18,14 @@ export function windowFields(
 ): QuotaState {
   const windowMs = windowSeconds * 1000;
   const resetSeconds = Math.max(1, Math.ceil((windowMs - (nowMs % windowMs)) / 1000));
+  // In lower case, as Fastify keys header fields: a name in any other case is lower-cased again, as a new
+  // string, on every request.
   const headers: Record<string, string> = {
-    'RateLimit-Policy': policyField,
-    RateLimit: `"${policy}";r=${remaining};t=${resetSeconds}`,
+    'ratelimit-policy': policyField,
+    ratelimit: `"${policy}";r=${remaining};t=${resetSeconds}`,
   };
   if (allowed) return { allowed: true, headers };
-  return { allowed: false, headers: { ...headers, 'Retry-After': String(resetSeconds) } };
+  return { allowed: false, headers: { ...headers, 'retry-after': String(resetSeconds) } };
 }
 
 export function tooManyRequests(state: QuotaState, message: string): ErrorAnswer<429> {

@@ -10,23 +10,23 @@ describe('conditionalGet', () => {
   it('tags a 200 with a strong ETag over its JSON text, and hands the text on', () => {
     const answer = conditionalGet({ status: 200, body: list, headers: { RateLimit: 'r' } }, undefined);
     const text = Buffer.from(JSON.stringify(list));
-    expect(answer).toEqual({ status: 200, headers: { RateLimit: 'r', ETag: entityTag(text) }, body: text });
-    expect(answer.headers?.ETag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+    expect(answer).toEqual({ status: 200, headers: { RateLimit: 'r', etag: entityTag(text) }, body: text });
+    expect(answer.headers?.etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
   });
 
   it('gives equal bodies equal tags and different bodies different ones', () => {
-    const tagOf = (body: unknown) => conditionalGet({ status: 200, body }, undefined).headers?.ETag;
+    const tagOf = (body: unknown) => conditionalGet({ status: 200, body }, undefined).headers?.etag;
     expect(tagOf([{ id: 1 }])).toBe(tagOf([{ id: 1 }]));
     expect(tagOf([{ id: 1 }])).not.toBe(tagOf([{ id: 2 }]));
     expect(tagOf([])).not.toBe(tagOf([{ id: 1 }]));
   });
 
   it('answers 304 with the tag, the other headers and no body when the client has it', () => {
-    const etag = conditionalGet({ status: 200, body: list }, undefined).headers?.ETag as string;
+    const etag = conditionalGet({ status: 200, body: list }, undefined).headers?.etag as string;
     for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
       expect(conditionalGet({ status: 200, body: list, headers: { RateLimit: 'r' } }, ifNoneMatch)).toEqual({
         status: 304,
-        headers: { RateLimit: 'r', ETag: etag },
+        headers: { RateLimit: 'r', etag },
       });
     }
     expect(conditionalGet({ status: 200, body: list }, '"other"').status).toBe(200);
@@ -44,10 +44,10 @@ describe('conditionalGet', () => {
     };
     expect(conditionalGet({ status: 200, body: stream }, undefined)).toEqual({
       status: 200,
-      headers: { ETag: '"v7"' },
+      headers: { etag: '"v7"' },
       body: stream,
     });
-    expect(conditionalGet({ status: 200, body: stream }, '"v7"')).toEqual({ status: 304, headers: { ETag: '"v7"' } });
+    expect(conditionalGet({ status: 200, body: stream }, '"v7"')).toEqual({ status: 304, headers: { etag: '"v7"' } });
     expect(opened).toBe(false);
   });
 

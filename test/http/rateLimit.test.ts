@@ -53,7 +53,7 @@ describe('SharedQuota, in one process', () => {
     const states = [];
     for (let i = 0; i < 5; i++) states.push(await take(quota));
     expect(states.map(({ allowed }) => allowed)).toEqual([true, true, true, false, false]);
-    expect(states.map(({ headers }) => headers.RateLimit)).toEqual([
+    expect(states.map(({ headers }) => headers.ratelimit)).toEqual([
       '"per-key";r=2;t=60',
       '"per-key";r=1;t=60',
       '"per-key";r=0;t=60',
@@ -81,17 +81,17 @@ describe('SharedQuota, in one process', () => {
 
   it('takes back a unit given back, for the next request: the limit still holds, and RateLimit tells it', async () => {
     const { quota, clock } = quotaOf(3);
-    expect((await take(quota)).headers.RateLimit).toBe('"per-key";r=2;t=60');
+    expect((await take(quota)).headers.ratelimit).toBe('"per-key";r=2;t=60');
     quota.giveBack('k');
     const after = [];
     for (let i = 0; i < 4; i++) after.push(await take(quota));
     expect(after.map(({ allowed }) => allowed)).toEqual([true, true, true, false]);
-    expect(after[0]?.headers.RateLimit).toBe('"per-key";r=2;t=60');
+    expect(after[0]?.headers.ratelimit).toBe('"per-key";r=2;t=60');
     // A unit of a window past is gone with it.
     quota.giveBack('k');
     clock.now += 60_000;
     quota.giveBack('k');
-    expect((await take(quota)).headers.RateLimit).toBe('"per-key";r=2;t=60');
+    expect((await take(quota)).headers.ratelimit).toBe('"per-key";r=2;t=60');
   });
 
   it('counts each subject apart', async () => {
@@ -112,7 +112,7 @@ describe('SharedQuota, in one process', () => {
     expect(await take(quota, 'a')).toMatchObject({ allowed: false });
     expect(await quota.refused('a')).toEqual({
       allowed: false,
-      headers: { 'RateLimit-Policy': '"per-key";q=2;w=60', RateLimit: '"per-key";r=0;t=60', 'Retry-After': '60' },
+      headers: { 'ratelimit-policy': '"per-key";q=2;w=60', ratelimit: '"per-key";r=0;t=60', 'retry-after': '60' },
     });
     expect(await quota.refused('b')).toBeUndefined();
     expect(shared.leases).toBe(leases + 0);
@@ -129,14 +129,14 @@ describe('SharedQuota, in one process', () => {
     expect(await quota.refused('a')).toBeUndefined();
     expect(await take(quota, 'a')).toEqual({
       allowed: true,
-      headers: { 'RateLimit-Policy': '"per-key";q=2;w=60', RateLimit: '"per-key";r=1;t=60' },
+      headers: { 'ratelimit-policy': '"per-key";q=2;w=60', ratelimit: '"per-key";r=1;t=60' },
     });
   });
 
   it('aligns windows on the clock, not on the first request', async () => {
     const { clock, quota } = quotaOf(1, 10);
     clock.now = 25_000;
-    expect((await take(quota)).headers.RateLimit).toBe('"per-key";r=0;t=5');
+    expect((await take(quota)).headers.ratelimit).toBe('"per-key";r=0;t=5');
     clock.now = 29_999;
     expect((await take(quota)).allowed).toBe(false);
     clock.now = 30_000;
@@ -154,8 +154,8 @@ describe('SharedQuota, in one process', () => {
   ])('at %i ms into a 60 s window, says the window resets in %i s', async (offset, seconds) => {
     const { clock, quota } = quotaOf(1);
     clock.now = 1_800_000_000_000 + offset; // a whole number of minutes since the epoch, plus the offset
-    expect((await take(quota)).headers.RateLimit).toBe(`"per-key";r=0;t=${seconds}`);
-    expect((await take(quota)).headers['Retry-After']).toBe(String(seconds));
+    expect((await take(quota)).headers.ratelimit).toBe(`"per-key";r=0;t=${seconds}`);
+    expect((await take(quota)).headers['retry-after']).toBe(String(seconds));
   });
 
   it('writes the exact RateLimit-Policy and RateLimit texts, and Retry-After only when refused', async () => {
@@ -163,14 +163,14 @@ describe('SharedQuota, in one process', () => {
     const quota = new SharedQuota('auth-failures', 1, 300, new SharedCount(), 'p1', () => clock.now);
     expect(await quota.take('x')).toEqual({
       allowed: true,
-      headers: { 'RateLimit-Policy': '"auth-failures";q=1;w=300', RateLimit: '"auth-failures";r=0;t=293' },
+      headers: { 'ratelimit-policy': '"auth-failures";q=1;w=300', ratelimit: '"auth-failures";r=0;t=293' },
     });
     expect(await quota.take('x')).toEqual({
       allowed: false,
       headers: {
-        'RateLimit-Policy': '"auth-failures";q=1;w=300',
-        RateLimit: '"auth-failures";r=0;t=293',
-        'Retry-After': '293',
+        'ratelimit-policy': '"auth-failures";q=1;w=300',
+        ratelimit: '"auth-failures";r=0;t=293',
+        'retry-after': '293',
       },
     });
   });
@@ -186,7 +186,7 @@ describe('SharedQuota, in one process', () => {
     it('does not count a new subject, so a flood of new ones locks nobody out', async () => {
       const { quota } = await fullQuota(1);
       for (let i = 0; i < 3; i++) {
-        expect(await take(quota, 'newcomer')).toMatchObject({ allowed: true, headers: { RateLimit: '"per-key";r=1;t=60' } });
+        expect(await take(quota, 'newcomer')).toMatchObject({ allowed: true, headers: { ratelimit: '"per-key";r=1;t=60' } });
         expect(await quota.refused('newcomer')).toBeUndefined();
       }
     });
@@ -227,7 +227,7 @@ describe('SharedQuota, as one of many processes on one shared count', () => {
     expect(admitted).toBeGreaterThanOrEqual(Math.min(limit, processes * each));
     expect(admitted).toBeLessThanOrEqual(limit + processes);
     // A refusal tells the truth: nothing is left.
-    for (const { allowed, headers } of states) if (!allowed) expect(headers.RateLimit).toBe('"per-key";r=0;t=60');
+    for (const { allowed, headers } of states) if (!allowed) expect(headers.ratelimit).toBe('"per-key";r=0;t=60');
   });
 
   it('leaves fewer unspent units with a process as the quota runs out: blocks are a tenth of what is left', async () => {
@@ -274,9 +274,9 @@ describe('tooManyRequests', () => {
         status: 429,
       },
       headers: {
-        'RateLimit-Policy': '"per-key";q=1;w=60',
-        RateLimit: '"per-key";r=0;t=60',
-        'Retry-After': '60',
+        'ratelimit-policy': '"per-key";q=1;w=60',
+        ratelimit: '"per-key";r=0;t=60',
+        'retry-after': '60',
       },
     });
   });
