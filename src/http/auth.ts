@@ -90,9 +90,18 @@ export function authenticateRequest(
   lookUp: boolean,
 ): Awaitable<Caller | { refusal: ErrorAnswer<401> | ErrorAnswer<429> }> {
   if (sendsKeyInUrl(request.query)) return { refusal: KEY_IN_URL };
-  return andThen(callers.identify(sentFields(request.raw).authorization, lookUp), (caller) =>
-    caller ?? andThen(keyRefused(request, quotas), (refusal) => ({ refusal })),
-  );
+  const caller = callers.identify(sentFields(request.raw).authorization, lookUp);
+  // A closure only for a lookup to wait for (awaitable.ts, andThenWith).
+  if (caller instanceof Promise) return identifiedLater(caller, request, quotas);
+  return caller ?? refusal(request, quotas);
+}
+
+function identifiedLater(caller: Promise<Caller | undefined>, request: FastifyRequest, quotas: RequestQuotas) {
+  return caller.then((settled) => settled ?? refusal(request, quotas));
+}
+
+function refusal(request: FastifyRequest, quotas: RequestQuotas) {
+  return andThen(keyRefused(request, quotas), (refused) => ({ refusal: refused }));
 }
 
 /**

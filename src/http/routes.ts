@@ -48,7 +48,7 @@ export function registerOperations(
         // (and then returns nothing, as Fastify asks of a handler that sent its reply itself).
         handler: (request, reply) => {
           const answered = respond(operation, request, reply, dependencies);
-          if (answered instanceof Promise) return answered.then(() => answeredFirst(reply));
+          if (answered instanceof Promise) return repliedWhenSettled(answered, reply, answeredFirst);
           answeredFirst(reply);
         },
       });
@@ -60,6 +60,15 @@ export function registerOperations(
     });
     answerOtherPaths(app, contract);
   }
+}
+
+/** A closure only for an answer to wait for: one in the handler would be made for every request. */
+function repliedWhenSettled(
+  answered: Promise<void>,
+  reply: FastifyReply,
+  then: (reply: FastifyReply) => FastifyReply,
+): Promise<FastifyReply> {
+  return answered.then(() => then(reply));
 }
 
 function answerOtherPaths(app: FastifyInstance, { root, document }: Contract): void {

@@ -108,10 +108,11 @@ function hasAnythingToValidate(
 ): boolean {
   if (operation.requestBody) return true;
   if (Object.keys(query as object).length > 0) return true;
-  return ((operation.parameters ?? []) as OpenAPIV3.ParameterObject[]).some(
-    (parameter) =>
-      parameter.in === 'path' || (parameter.in === 'header' && parameter.name.toLowerCase() in headers),
-  );
+  // A loop, not some(): its callback would be a new function on every request.
+  for (const parameter of (operation.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
+    if (parameter.in === 'path' || (parameter.in === 'header' && parameter.name.toLowerCase() in headers)) return true;
+  }
+  return false;
 }
 
 export function describeValidationErrors(errors: ErrorObject[]): string {
