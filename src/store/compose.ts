@@ -28,6 +28,7 @@ import {
   type MessageAdmin,
   type MessageStore,
   type OrderAdmin,
+  type OrderPageQuery,
   type OrderStatus,
   type OrderStore,
   type PetAdmin,
@@ -43,8 +44,11 @@ import {
 /** Runs a repository's call now, with its failures (thrown or rejected) as the store's own. */
 type Guard = <T>(work: () => T | Promise<T>) => Promise<T>;
 
-/** As a Guard, for a read on a request's way: an answer there at once is given at once, a failure thrown. */
-type ReadGuard = <T>(work: () => Awaitable<T>) => Awaitable<T>;
+/**
+ * As a Guard, for a read on a request's way: an answer there at once is given at once, a failure thrown.
+ * It runs `work(argument)`: a closure instead would be a new function on every request.
+ */
+type ReadGuard = <T, A>(work: (argument: A) => Awaitable<T>, argument: A) => Awaitable<T>;
 
 /** Expired keys are refused by age anyway: purging them only bounds the table, so it need not be often. */
 const PURGE_KEYS_EVERY_MS = 60_000;
@@ -88,10 +92,10 @@ function guardWith(storeErrorFor: (error: unknown) => unknown): Guard {
 }
 
 function readGuardWith(storeErrorFor: (error: unknown) => unknown): ReadGuard {
-  return <T>(work: () => Awaitable<T>): Awaitable<T> => {
+  return <T, A>(work: (argument: A) => Awaitable<T>, argument: A): Awaitable<T> => {
     let result: Awaitable<T>;
     try {
-      result = work();
+      result = work(argument);
     } catch (error) {
       throw storeErrorFor(error);
     }
@@ -116,9 +120,11 @@ function checkedFirst(keys: KeyRepository): CheckedFirst {
 const MISSING = 'missing' as const;
 
 function orderFront(orders: OrderRepository, guard: Guard, read: ReadGuard, checked: CheckedFirst): OrderStore & OrderAdmin {
+  const list = (keyDigest: Buffer) => orders.list(keyDigest);
+  const page = (query: OrderPageQuery) => orders.page(query);
   return {
-    listOrders: (caller) => read(() => orders.list(caller.keyDigest)),
-    listOrderPage: (query) => read(() => orders.page(query)),
+    listOrders: (caller) => read(list, caller.keyDigest),
+    listOrderPage: (query) => read(page, query),
     cancelOrder: (orderId, caller) => {
       if (!isStoreId(orderId)) return guard(() => checked(caller, () => MISSING));
       return guard(() => orders.move(orderId, 'pending', 'cancelled', cancelOutcome, caller.keyDigest));
@@ -200,10 +206,11 @@ function queuedMessage({ id, message, createdAt }: { id: string; message: string
 }
 
 function keyFront(keys: KeyRepository, guard: Guard, read: ReadGuard): KeyStore & KeyAdmin {
+  const findActiveKey = (digest: Buffer) => keys.findActiveKey(digest);
   const revoke = (keyId: number | undefined) =>
     keyId !== undefined && isStoreId(keyId) ? guard(() => keys.revoke(keyId)) : Promise.resolve(MISSING);
   return {
-    findActiveKey: (digest) => read(() => keys.findActiveKey(digest)),
+    findActiveKey: (digest) => read(findActiveKey, digest),
     createAccount: (name) => guard(() => keys.createAccount(name)),
     findAccount: (name) => guard(() => keys.findAccount(name)),
     createKey: (accountId, digest, prefix) => guard(() => keys.createKey(accountId, digest, prefix)),
