@@ -2,6 +2,7 @@
 // through the pipeline, and one for everything else under the root: 405 with `Allow` on a path the
 // contract has with other methods, 404 on any other path (a trailing slash is another path).
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { andThenWith } from '../awaitable.js';
 import { operationsOf, type Contract } from '../contract/document.js';
 import { allowedMethodsOf, methodNotAllowed, NO_SUCH_PATH } from '../serving/methods.js';
 import { send } from '../serving/reply.js';
@@ -39,6 +40,7 @@ export function registerOperations(
       if (loading === undefined) loadValidators();
       return reply;
     };
+    const answeredFirstAfter = (_answered: void, reply: FastifyReply) => answeredFirst(reply);
     for (const operation of table.operations) {
       app.route({
         method: operation.method,
@@ -48,7 +50,7 @@ export function registerOperations(
         // (and then returns nothing, as Fastify asks of a handler that sent its reply itself).
         handler: (request, reply) => {
           const answered = respond(operation, request, reply, dependencies);
-          if (answered instanceof Promise) return repliedWhenSettled(answered, reply, answeredFirst);
+          if (answered instanceof Promise) return andThenWith(answered, answeredFirstAfter, reply);
           answeredFirst(reply);
         },
       });
@@ -60,15 +62,6 @@ export function registerOperations(
     });
     answerOtherPaths(app, contract);
   }
-}
-
-/** A closure only for an answer to wait for: one in the handler would be made for every request. */
-function repliedWhenSettled(
-  answered: Promise<void>,
-  reply: FastifyReply,
-  then: (reply: FastifyReply) => FastifyReply,
-): Promise<FastifyReply> {
-  return answered.then(() => then(reply));
 }
 
 function answerOtherPaths(app: FastifyInstance, { root, document }: Contract): void {
