@@ -75,15 +75,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   limitConnections(app.server, http.maxConnections);
   adaptNodeServer(app.server, app.log);
 
-  // One hook before routing for every request, doing several things: Fastify's cost is per hook. What every
-  // answer needs as it is sent is done by the one exit (serving/reply.ts), with no onSend hook.
-  answerLikeTheApi(app, (request, reply, done) => {
+  // What comes before routing, in one function run by one hook per route, or by the route's handler: Fastify's
+  // cost is per hook. What every answer needs as it is sent is done by the one exit (serving/reply.ts).
+  const preflight = allowCors(app, options.corsOrigins ?? []);
+  const opening = answerLikeTheApi(app, (request, reply) => {
     hideContentType(request);
-    beforeRouting.refuseMalformedFraming(request, reply, done);
+    return beforeRouting.refuseMalformedFraming(request, reply) || preflight(request, reply);
   });
   takeBodiesUnparsed(app);
   closeConnectionsWhenStopping(app);
-  allowCors(app, options.corsOrigins ?? []);
 
   const metrics = createMetrics();
   const store = timedStore(options.store, metrics.storeCallDuration);
@@ -112,7 +112,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const quotas = new RequestQuotas(options.rateLimits ?? DEFAULT_RATE_LIMITS, quotaCount, options.now);
   const callers = new KnownCallers(store.keys);
   const parts = storePartsOf(deliveredBy(app, store, options.delivery, metrics.delivery));
-  registerOperations(app, apis, { callers, parts, quotas, now });
+  registerOperations(app, apis, opening, { callers, parts, quotas, now });
   return app;
 }
 

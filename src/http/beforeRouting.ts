@@ -7,14 +7,14 @@ import { deprecatedOperationAt, deprecationPolicies, refuseAfterSunset } from '.
 import { type Contract, operationsOf } from '../contract/document.js';
 import { errorAnswerFor } from '../serving/errors.js';
 import { framingError } from '../serving/framing.js';
-import type { OnRequest } from '../serving/commonAnswers.js';
+import type { AnswersFirst } from '../serving/commonAnswers.js';
 import { send } from '../serving/reply.js';
 
 type FrameworkErrors = NonNullable<FastifyServerOptions['frameworkErrors']>;
 
 export interface BeforeRouting {
   frameworkErrors: FrameworkErrors;
-  refuseMalformedFraming: OnRequest;
+  refuseMalformedFraming: AnswersFirst;
 }
 
 /**
@@ -40,11 +40,12 @@ export function answersBeforeRouting(
       reply.raw.once('finish', () => answered(request, reply));
       send(reply, withHeaders(answer, policy?.headers));
     },
-    // Refused before any check, the sunset included. A hook that answers does not call done().
-    refuseMalformedFraming: (request, reply, done) => {
+    // Refused before any check, the sunset included.
+    refuseMalformedFraming: (request, reply) => {
       const malformed = framingError(request.raw);
-      if (malformed) send(reply, withHeaders(malformed, deprecatedOperation(request.method, request.url)?.headers));
-      else done();
+      if (malformed === undefined) return false;
+      send(reply, withHeaders(malformed, deprecatedOperation(request.method, request.url)?.headers));
+      return true;
     },
   };
 }

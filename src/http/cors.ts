@@ -4,6 +4,7 @@
 // No credentials mode: a page sends the key in Authorization itself, never in a cookie. Any other origin,
 // and any OPTIONS that is no preflight, is answered as without CORS: 405 with Allow on the API's paths.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AnswersFirst } from '../serving/commonAnswers.js';
 import { closeIfStopping } from '../serving/stopping.js';
 
 /** The methods of the contract's operations; GET, HEAD and POST are allowed by Fetch anyway. */
@@ -27,29 +28,19 @@ const EXPOSE_HEADERS = [
 /** Chromium keeps a preflight for 2 hours at most. */
 const MAX_AGE_SECONDS = '7200';
 
-export function allowCors(app: FastifyInstance, origins: readonly string[]): void {
-  if (origins.length === 0) return;
+const NO_PREFLIGHT: AnswersFirst = () => false;
+
+/**
+ * Adds the CORS fields to every answer. Returns what answers a preflight, for the listener to run before
+ * any other check but its framing's (commonAnswers.ts); with no origins listed, it answers nothing.
+ */
+export function allowCors(app: FastifyInstance, origins: readonly string[]): AnswersFirst {
+  if (origins.length === 0) return NO_PREFLIGHT;
   const listed = new Set(origins);
   const listedOrigin = (request: FastifyRequest) => {
     const { origin } = request.headers;
     return typeof origin === 'string' && listed.has(origin) ? origin : undefined;
   };
-
-  // A hook that answers does not call done().
-  app.addHook('onRequest', (request, reply, done) => {
-    const preflight =
-      request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
-    if (!preflight || listedOrigin(request) === undefined) return done();
-    closeIfStopping(reply);
-    reply
-      .code(204)
-      .headers({
-        'Access-Control-Allow-Methods': ALLOW_METHODS,
-        'Access-Control-Allow-Headers': ALLOW_HEADERS,
-        'Access-Control-Max-Age': MAX_AGE_SECONDS,
-      })
-      .send();
-  });
 
   app.addHook('onSend', (request, reply, payload, done) => {
     // Every answer depends on Origin now, also one to a request without it, as far as a cache can tell.
@@ -60,6 +51,22 @@ export function allowCors(app: FastifyInstance, origins: readonly string[]): voi
     }
     done(null, payload);
   });
+
+  return (request, reply) => {
+    const preflight =
+      request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
+    if (!preflight || listedOrigin(request) === undefined) return false;
+    closeIfStopping(reply);
+    reply
+      .code(204)
+      .headers({
+        'Access-Control-Allow-Methods': ALLOW_METHODS,
+        'Access-Control-Allow-Headers': ALLOW_HEADERS,
+        'Access-Control-Max-Age': MAX_AGE_SECONDS,
+      })
+      .send();
+    return true;
+  };
 }
 
 function withOrigin(vary: string | number | string[] | undefined): string {

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { andThenWith } from '../awaitable.js';
 import { operationsOf, type Contract } from '../contract/document.js';
+import type { AnswersFirst } from '../serving/commonAnswers.js';
 import { allowedMethodsOf, methodNotAllowed, NO_SUCH_PATH } from '../serving/methods.js';
 import { send } from '../serving/reply.js';
 import type { Principal } from '../store/store.js';
@@ -23,9 +24,11 @@ export interface ServedApi {
   table: OperationTable;
 }
 
+/** `opening` is what a listener does first with every request (commonAnswers.ts). */
 export function registerOperations(
   app: FastifyInstance,
   apis: readonly ServedApi[],
+  opening: AnswersFirst,
   dependencies: PipelineDependencies,
 ): void {
   app.decorateRequest('principal', undefined);
@@ -42,13 +45,17 @@ export function registerOperations(
     };
     const answeredFirstAfter = (_answered: void, reply: FastifyReply) => answeredFirst(reply);
     for (const operation of table.operations) {
+      // Fastify reads no body of a GET, so nothing needs doing before its handler: the handler opens the
+      // request, with no hook. Before reading any other's body, the hook hides its Content-Type (rawBodies.ts).
+      const opensItself = operation.method === 'GET';
       app.route({
         method: operation.method,
         url: operation.url,
-        config: { operationId: operation.operationId, apiVersion: operation.version },
+        config: { operationId: operation.operationId, apiVersion: operation.version, opensItself },
         // Not an async function: a request that waits for nothing is answered in its turn, with no promise
         // (and then returns nothing, as Fastify asks of a handler that sent its reply itself).
         handler: (request, reply) => {
+          if (opensItself && opening(request, reply)) return;
           const answered = respond(operation, request, reply, dependencies);
           if (answered instanceof Promise) return andThenWith(answered, answeredFirstAfter, reply);
           answeredFirst(reply);

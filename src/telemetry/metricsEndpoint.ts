@@ -43,10 +43,10 @@ export function buildMetricsServer(metrics: Metrics, token: string | undefined):
     clientErrorHandler: writeClientError,
     http: { requireHostHeader: false },
   });
-  answerLikeTheApi(server, (request, reply, done) => {
+  answerLikeTheApi(server, (request, reply) => {
     const malformed = framingError(request.raw);
     if (malformed) send(reply, malformed);
-    else done();
+    return malformed !== undefined;
   });
   readOnlyRoute(server, METRICS_PATH, metricsHandler(metrics, token));
   return server;

@@ -90,6 +90,20 @@ describe('Host (RFC 9112 §3.2)', () => {
     expectErrorBody(answer, 400, 'bad_request');
   });
 
+  // Each kind of route is opened differently (a GET operation by its handler, the others by a hook of their
+  // own, unknown paths by the hook of their handler's plugin): framing comes first on every one.
+  it.each([
+    'GET /v1/store/orders',
+    'POST /v1/messages',
+    'DELETE /v1/store/orders/1',
+    'GET /v1/nope',
+    'POST /nope',
+    'GET /healthz',
+  ])('answers 400 to two Host fields on %s, before authentication or routing', async (target) => {
+    const answer = await only(request(`${target} HTTP/1.1`, ['Host: x\r\n', 'Host: y\r\n', 'Content-Length: 0\r\n']));
+    expectErrorBody(answer, 400, 'bad_request');
+  });
+
   it('answers 400 with the Error body to an HTTP/1.1 request without Host', async () => {
     const answer = await only(request('GET /v1/store/orders HTTP/1.1', [`Authorization: Bearer ${t.key}\r\n`]));
     expectErrorBody(answer, 400, 'bad_request');

@@ -19,6 +19,19 @@ describe('unknown paths and methods', () => {
     },
   );
 
+  // Fastify would answer 415 to a malformed Content-Type before the handler of unknown paths runs.
+  it.each(['/nope', '/v1/nope'])('answers 404 to a body with a malformed Content-Type at %s', async (path) => {
+    const response = await rawRequest(`${t.server.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${t.key}`, 'Content-Type': 'not a media type' },
+      body: '{}',
+    });
+    expect(response.status).toBe(404);
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.json).toMatchObject({ code: 'not_found', status: 404 });
+  });
+
   it.each([
     ['PUT', '/v1/store/orders', 'GET'],
     ['POST', '/v1/store/orders', 'GET'],
