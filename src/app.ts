@@ -35,7 +35,7 @@ import type { QuotaStore } from './store/quotas.js';
 import type { Store } from './store/store.js';
 import { instrument } from './telemetry/instrument.js';
 import { createMetrics } from './telemetry/metrics.js';
-import { requestLogFactory } from './telemetry/requestLog.js';
+import { withLazyRequestLogs } from './telemetry/requestLog.js';
 import { RequestLines } from './telemetry/requestLine.js';
 import { timedStore } from './telemetry/timedStore.js';
 
@@ -70,7 +70,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const beforeRouting = answersBeforeRouting(contracts, now, (request, reply) =>
     requestLines.requestCompleted(null, request, reply),
   );
-  const requestLogging = { childLoggerFactory: requestLogFactory, logController: requestLines };
+  const requestLogging = { withRequestLogs: withLazyRequestLogs, logController: requestLines };
   const app = Fastify(serverOptions({ ...options, http }, beforeRouting, requestLogging));
   limitConnections(app.server, http.maxConnections);
   adaptNodeServer(app.server, app.log);

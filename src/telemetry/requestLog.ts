@@ -1,9 +1,8 @@
 // Each request's logger. Fastify gives every request a pino child logger that stamps its lines with the
 // request id; most requests write no line at the configured level, so here the child is made on the
 // request's first line that is written, not for every request. The lines are the child's own either way.
-import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 
-type ChildLoggerFactory = NonNullable<FastifyServerOptions['childLoggerFactory']>;
 type Bindings = Parameters<FastifyBaseLogger['child']>[0];
 type ChildOptions = Parameters<FastifyBaseLogger['child']>[1];
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
@@ -15,14 +14,19 @@ interface ParentLog extends FastifyBaseLogger {
   isLevelEnabled?(level: string): boolean;
 }
 
+/** pino's own `child`, called on the logger whose child it makes. */
+type MakeChild = (this: ParentLog, bindings: Bindings, options?: ChildOptions) => FastifyBaseLogger;
+
 class RequestLog implements FastifyBaseLogger {
   readonly #parent: ParentLog;
   readonly #bindings: Bindings;
+  readonly #makeChild: MakeChild;
   #child: FastifyBaseLogger | undefined;
 
-  constructor(parent: ParentLog, bindings: Bindings) {
+  constructor(parent: ParentLog, bindings: Bindings, makeChild: MakeChild) {
     this.#parent = parent;
     this.#bindings = bindings;
+    this.#makeChild = makeChild;
   }
 
   get level(): string {
@@ -65,13 +69,24 @@ class RequestLog implements FastifyBaseLogger {
   }
 
   #made(): FastifyBaseLogger {
-    this.#child ??= this.#parent.child(this.#bindings);
+    this.#child ??= this.#makeChild.call(this.#parent, this.#bindings);
     return this.#child;
   }
 }
 
-/** Fastify's childLoggerFactory: a route's own log level or serializers still get their child at once. */
-export const requestLogFactory: ChildLoggerFactory = (logger, bindings, options) =>
-  options.level !== undefined || options.serializers !== undefined
-    ? logger.child(bindings, options)
-    : new RequestLog(logger, bindings);
+/**
+ * `logger`, whose children are made so, unless made with a level or serializers of their own: given to
+ * Fastify as its logger instance, it makes the logger of each request. (Fastify would also take a factory
+ * of request loggers, `childLoggerFactory`, but then checks each request's logger for its methods.) The
+ * children of pino's loggers inherit from their parent, this `child` included.
+ */
+export function withLazyRequestLogs<Log extends ParentLog>(logger: Log): Log {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- always called on a logger, below.
+  const makeChild: MakeChild = logger.child;
+  const child: MakeChild = function (bindings, options) {
+    return options?.level !== undefined || options?.serializers !== undefined
+      ? makeChild.call(this, bindings, options)
+      : new RequestLog(this, bindings, makeChild);
+  };
+  return Object.assign(logger, { child });
+}
