@@ -3,7 +3,7 @@
 // authentication, so the header is hidden from it; body.ts reads the client's own from the raw headers.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-/** Every body reaches the handler as its stream; `hideContentType` is for each request before Fastify reads its body. */
+/** Every body reaches the handler as its stream; `hideContentType` hides each request's before Fastify reads it. */
 export function takeBodiesUnparsed(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
