@@ -15,7 +15,7 @@ import type { DeliveryObserver } from './delivery/dispatcher.js';
 import type { DeliverySettings } from './delivery/settings.js';
 import { registerDocs } from './docs/routes.js';
 import { answersBeforeRouting } from './http/beforeRouting.js';
-import { limitConnections } from './http/connections.js';
+import { superviseConnections } from './http/connections.js';
 import { allowCors } from './http/cors.js';
 import { adaptNodeServer } from './http/nodeServer.js';
 import { operationTable } from './http/operationTable.js';
@@ -72,7 +72,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
   const requestLogging = { withRequestLogs: withLazyRequestLogs, logController: requestLines };
   const app = Fastify(serverOptions({ ...options, http }, beforeRouting, requestLogging));
-  limitConnections(app.server, http.maxConnections);
+  superviseConnections(app.server, http, () =>
+    app.log.warn('nothing moved on a connection with a request in flight for the idle timeout: it is closed'),
+  );
   adaptNodeServer(app.server, app.log);
 
   // What comes before routing, in one function run by one hook per route, or by the route's handler: Fastify's
