@@ -13,11 +13,9 @@ export const LINGER_MS = 5_000;
 
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
 
-// The request a connection is on, kept on the socket: a field is cheaper than a WeakMap on every request.
-const CURRENT = Symbol('current request');
-
-interface Carrying extends Socket {
-  [CURRENT]?: IncomingMessage;
+/** Node's parser keeps on the socket the last request whose headers it read: the one still arriving, if any. */
+interface Parsed extends Socket {
+  parser?: { incoming?: IncomingMessage | null } | null;
 }
 
 export function adaptNodeServer(server: Server, log: FastifyBaseLogger): void {
@@ -52,15 +50,12 @@ export function adaptNodeServer(server: Server, log: FastifyBaseLogger): void {
     writeRawError(socket, notImplemented('CONNECT'), requestId);
   });
 
-  server.on('request', (request: IncomingMessage) => {
-    (request.socket as Carrying)[CURRENT] = request;
-  });
-  server.on('connection', (socket: Carrying) => {
+  server.on('connection', (socket: Parsed) => {
     const destroySoon = socket.destroySoon.bind(socket);
     // Node calls this after the last answer on a connection. Closing while the client is still sending
     // makes the kernel reset the connection, and a reset can discard the answer before it is read.
     socket.destroySoon = () => {
-      if (socket[CURRENT]?.complete === false) lingerThenClose(socket);
+      if (socket.parser?.incoming?.complete === false) lingerThenClose(socket);
       else destroySoon();
     };
   });
