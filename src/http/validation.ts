@@ -44,7 +44,7 @@ export function validatedInput(
   request: FastifyRequest,
   body: unknown,
 ): Awaitable<{ input: Input<never> } | { refusal: ErrorAnswer<400> }> {
-  if (!hasAnythingToValidate(operation.definition, request)) return { input: inputOf(operation, request, {}, {}, body) };
+  if (!hasAnythingToValidate(operation, request)) return { input: unparameterizedInput(request, body) };
   // Copies: the validators coerce in place (coerceTypes), and the handler is given the coerced values.
   const path = { ...(request.params as Record<string, string>) };
   const query = queryOf(operation, request.query as Record<string, string | string[]>);
@@ -97,21 +97,30 @@ function isLimitOutOfRange(errors: ErrorObject[]): boolean {
   return error?.instancePath === '/query/limit' && (error.keyword === 'minimum' || error.keyword === 'maximum');
 }
 
+/** A request with nothing to validate has no parameters: each is one shared, empty object. */
+const NONE = Object.freeze({});
+
+function unparameterizedInput(request: FastifyRequest, body: unknown): Input<never> {
+  return { path: NONE, pathText: request.params, query: NONE, body, headers: NONE } as Input<never>;
+}
+
 /**
  * Validation costs more than the rest of a small request. It is skipped only when it cannot fail: the
  * operation takes no path parameters and no body, and the request carries no query and none of the
  * operation's header parameters.
  */
 function hasAnythingToValidate(
-  operation: OpenAPIV3.OperationObject,
+  { definition, headerParameters }: ValidatedOperation,
   { query, headers }: { query: unknown; headers: Record<string, unknown> },
 ): boolean {
-  if (operation.requestBody) return true;
-  if (Object.keys(query as object).length > 0) return true;
-  // A loop, not some(): its callback would be a new function on every request.
-  for (const parameter of (operation.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
-    if (parameter.in === 'path' || (parameter.in === 'header' && parameter.name.toLowerCase() in headers)) return true;
+  if (definition.requestBody) return true;
+  // Not Object.keys(): that would be an array for every request.
+  for (const _name in query as object) return true;
+  // Loops, not some(): its callback would be a new function on every request.
+  for (const parameter of (definition.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
+    if (parameter.in === 'path') return true;
   }
+  for (const { field } of headerParameters) if (field in headers) return true;
   return false;
 }
 
