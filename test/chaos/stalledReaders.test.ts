@@ -1,7 +1,8 @@
 // Clients that ask for a long order list and then stop reading it, against a server with default settings:
 // the list is far larger than the socket buffers, so the server really is left holding it. Each stalled
 // stream pins a snapshot of the database, a SQLite connection and its buffers; the server must bound how
-// many there are, cut each off after HTTP_IDLE_TIMEOUT_MS, and give everything back when clients leave.
+// many there are, cut each off after HTTP_IDLE_TIMEOUT_MS, and give everything back when clients leave. A
+// client that stops reading an answer sent whole (/docs' script) has its connection closed after that too.
 // What the server did is read from its log, the kernel's table of connections and the database; a clock
 // only says how long to wait before calling something never, and a busy machine only makes things later.
 import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
@@ -171,6 +172,36 @@ function stalledListClient({ readFirst = 0, requests = 1 } = {}): Promise<Socket
   });
 }
 
+/**
+ * A client that asks for /docs' script, an answer sent whole (4 MB), eight times in one write, and never
+ * reads: the server is left holding what the socket buffers do not.
+ */
+async function stalledScriptClient(): Promise<Socket> {
+  const { text } = await oneShot('GET', '/docs');
+  const script = /<script src="([^"]+)"/.exec(text)?.[1] as string;
+  const { port } = new URL(server.baseUrl);
+  const request = `GET ${script} HTTP/1.1\r\nHost: x\r\n\r\n`;
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write(request.repeat(8));
+      resolve(socket);
+    });
+    socket.pause();
+    socket.on('error', () => {
+      // This client is not listening.
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** The server's warnings that it closed a connection on which nothing moved (whole lines only). */
+const idleClosings = () =>
+  server.output.stdout
+    .split('\n')
+    .slice(0, -1)
+    .filter((line) => line.includes('for the idle timeout: it is closed'))
+    .map((line) => JSON.parse(line) as { time: number });
+
 /** What the kernel still has of the connection of `client`: nothing once it was reset. */
 const endsOf = (client: Socket) => connectionEnds(client.localPort as number, Number(new URL(server.baseUrl).port));
 
@@ -303,14 +334,16 @@ describe('clients that stop reading a long list, with default settings', () => {
   );
 
   it(
-    `two at once, each reset after HTTP_IDLE_TIMEOUT_MS (${IDLE_MS / 1000} s): one that reads a little and stops, and one that pipelines two lists and reads neither, whose list waiting behind the first lets its snapshot go too; the write-ahead log then shrinks back`,
+    `three at once, cut off after HTTP_IDLE_TIMEOUT_MS (${IDLE_MS / 1000} s): one that reads a little of the list and stops, and one that pipelines two lists and reads neither, each reset, whose list waiting behind the first lets its snapshot go too (the write-ahead log then shrinks back); and one that stops reading /docs' script, an answer not streamed, whose connection is closed`,
     async () => {
-      // Both wait out the same timeout together, which halves the suite's wait; the log tells their
+      // All wait out the same timeout together, which spares the suite two waits; the log tells the lists'
       // cut-offs apart by count: one per connection, none for the answer queued behind another.
       const warnedBefore = cutOffs().length;
       const sentAt = Date.now();
       const readsALittle = await stalledListClient({ readFirst: 64 * 1024 });
       const pipelines = await stalledListClient({ requests: 2 });
+      const idleBefore = idleClosings().length;
+      const readsNoScript = await stalledScriptClient();
       await until(snapshotPinned, 30_000, 'the lists hold their snapshots');
 
       // Writes go on meanwhile; the log cannot be reset behind the held snapshots, so it grows.
@@ -331,6 +364,14 @@ describe('clients that stop reading a long list, with default settings', () => {
       // The server's own clock: never before the timeout (counted from before the first client came).
       const cutOffAfterMs = cutOffs().slice(warnedBefore).map(({ time }) => time - sentAt);
       expect(Math.min(...cutOffAfterMs)).toBeGreaterThanOrEqual(IDLE_MS);
+      // The script's connection, which no streamed answer's guard watches: closed by the idle timeout, and
+      // only it (the lists' guard went first on theirs).
+      await until(() => idleClosings().length > idleBefore, 30_000, "the server closed the script's connection");
+      expect(idleClosings()).toHaveLength(idleBefore + 1);
+      expect((idleClosings()[idleBefore] as { time: number }).time - sentAt).toBeGreaterThanOrEqual(IDLE_MS);
+      const scriptServerEnd = () =>
+        endsOf(readsNoScript).find(({ localPort }) => localPort === Number(new URL(server.baseUrl).port));
+      await until(() => scriptServerEnd()?.state !== 'ESTABLISHED', 30_000, "the server's end of the script's connection is closed");
 
       // The next write after a complete checkpoint starts the log over, and cuts the file back.
       await sendMessages(1, 'mmmmmmmmmm');
@@ -338,6 +379,7 @@ describe('clients that stop reading a long list, with default settings', () => {
       writeReport('stalled-reader-cut-off', { cutOffAfterMs, idleTimeoutMs: IDLE_MS });
       readsALittle.destroy();
       pipelines.destroy();
+      readsNoScript.destroy();
     },
     180_000,
   );
