@@ -76,10 +76,16 @@ export function superviseConnections(
   // Fastify gives Node its connectionTimeout (the same idle timeout, which a streamed answer's guard reads),
   // and Node would arm it on the socket again for every request.
   server.timeout = 0;
-  const everyMs = Math.max(10, Math.min(1_000, Math.floor(idleTimeoutMs / 4)));
+  const sweep = closeStillConnections(open, idleTimeoutMs, onIdle);
+  server.once('close', () => clearInterval(sweep));
+}
+
+/** Every quarter of `idleMs` (once a second at most), closes the connections of `open` still for longer. */
+function closeStillConnections(open: ReadonlySet<Counted>, idleMs: number, onIdle: () => void): NodeJS.Timeout {
+  const everyMs = Math.max(10, Math.min(1_000, Math.floor(idleMs / 4)));
   // Whole sweeps are counted, and one more: a connection is closed after the timeout, never before it, however
   // late a sweep runs; and a streamed answer's own guard (stalledReaders.ts), timed from its last chunk, goes first.
-  const stillSweeps = Math.ceil(idleTimeoutMs / everyMs) + 1;
+  const stillSweeps = Math.ceil(idleMs / everyMs) + 1;
   let sweeps = 0;
   const sweep = setInterval(() => {
     sweeps += 1;
@@ -99,8 +105,7 @@ export function superviseConnections(
     }
   }, everyMs);
   // A graceful stop is bounded by its own deadline; the sweep must not hold the process.
-  sweep.unref();
-  server.once('close', () => clearInterval(sweep));
+  return sweep.unref();
 }
 
 /**
