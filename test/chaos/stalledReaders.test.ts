@@ -194,24 +194,22 @@ async function stalledScriptClient(): Promise<Socket> {
   });
 }
 
-/** The server's warnings that it closed a connection on which nothing moved (whole lines only). */
-const idleClosings = () =>
-  server.output.stdout
-    .split('\n')
-    .slice(0, -1)
-    .filter((line) => line.includes('for the idle timeout: it is closed'))
-    .map((line) => JSON.parse(line) as { time: number });
-
 /** What the kernel still has of the connection of `client`: nothing once it was reset. */
 const endsOf = (client: Socket) => connectionEnds(client.localPort as number, Number(new URL(server.baseUrl).port));
 
-/** The server's warnings that it cut a reader off, with the time it logged each (whole lines only). */
-const cutOffs = () =>
+/** The server's log lines that say `text`, with the time it logged each (whole lines only). */
+const logged = (text: string) =>
   server.output.stdout
     .split('\n')
     .slice(0, -1)
-    .filter((line) => line.includes('stopped reading a streamed answer'))
+    .filter((line) => line.includes(text))
     .map((line) => JSON.parse(line) as { time: number });
+
+/** The server's warnings that it cut a reader off. */
+const cutOffs = () => logged('stopped reading a streamed answer');
+
+/** The server's warnings that it closed a connection on which nothing moved. */
+const idleClosings = () => logged('for the idle timeout: it is closed');
 
 /**
  * Enough writes to grow the write-ahead log past JOURNAL_SIZE_LIMIT_BYTES behind a held snapshot: 24 MB in

@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_HTTP_LIMITS } from '../../src/config.js';
-import { openSocket, parseAnswers, readUntilClosed } from '../support/rawSocket.js';
+import { openSocket, parseAnswers, readAtRate, readUntilClosed } from '../support/rawSocket.js';
 import { createKey, startServer, type TestServer } from '../support/server.js';
 import { connectionEnds } from '../support/tcpTable.js';
 
@@ -113,11 +113,7 @@ describe('a client that stops reading a long list', () => {
     const socket = await connection();
     const ended = readUntilClosed(socket);
     // 4 MB/s: the first list takes longer than the idle timeout, yet the socket moves every few ms.
-    const bytesPerMs = 4_000;
-    socket.on('data', (chunk: Buffer) => {
-      socket.pause();
-      setTimeout(() => socket.resume(), chunk.length / bytesPerMs);
-    });
+    readAtRate(socket, 4_000);
     const startedAt = Date.now();
     socket.write(listRequest() + listRequest(true));
 

@@ -33,6 +33,14 @@ export function readUntilClosed(socket: Socket): Promise<{ text: string; error?:
   });
 }
 
+/** Makes `socket` read at about `bytesPerMs`: paused after each chunk for as long as the rate allows. */
+export function readAtRate(socket: Socket, bytesPerMs: number): void {
+  socket.on('data', (chunk: Buffer) => {
+    socket.pause();
+    setTimeout(() => socket.resume(), chunk.length / bytesPerMs);
+  });
+}
+
 /** Sends `request` on a connection of its own and reads every answer until the server closes it. */
 export async function exchange(baseUrl: string, request: string | Buffer): Promise<RawAnswer[]> {
   const socket = await openSocket(baseUrl);
