@@ -3,7 +3,7 @@ import { generateKey } from '../../src/keys.js';
 import type { KeyStore } from '../../src/store/store.js';
 import { assertHonoursContract } from '../support/contract.js';
 import { send } from '../support/fuzz/rawHttp.js';
-import { rawRequest } from '../support/http.js';
+import { rawRequest, wrongKey } from '../support/http.js';
 import { createKey, useServer } from '../support/server.js';
 
 const t = useServer();
@@ -89,7 +89,7 @@ describe('KnownCallers', () => {
       },
     };
     const callers = new KnownCallers(countingStore);
-    const changed = `${t.key.slice(0, -1)}${t.key.endsWith('a') ? 'b' : 'a'}`;
+    const changed = wrongKey(t.key);
     for (const header of [undefined, '', 'Bearer', 'Bearer sok_short', `Bearer ${changed}`, `Basic ${t.key}`]) {
       expect(await callers.identify(header, false)).toBeUndefined();
     }

@@ -10,7 +10,7 @@ import {
   type HandlerControl,
   uncoveredAnswers,
 } from '../support/everyAnswer.js';
-import { rawRequest } from '../support/http.js';
+import { rawRequest, wrongKey } from '../support/http.js';
 import { createKey, ON_SQLITE, startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -151,7 +151,7 @@ describe('the failed-authentication quota of an address', () => {
       now: movableClock().now,
     });
     const { key } = await createKey(server.store);
-    const failures = [await list(), await list('Bearer sok_nope'), await list(`Bearer ${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}`)];
+    const failures = [await list(), await list('Bearer sok_nope'), await list(`Bearer ${wrongKey(key)}`)];
     expect(failures.map((answer) => answer.status)).toEqual([401, 401, 401]);
 
     for (const authorization of [`Bearer ${key}`, `bearer   ${key}`, 'Bearer wrong', undefined]) {

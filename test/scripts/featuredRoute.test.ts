@@ -9,7 +9,7 @@ import { setTimeout } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertHonoursContract } from '../support/contract.js';
-import { validatingFetch } from '../support/http.js';
+import { validatingFetch, wrongKey } from '../support/http.js';
 import { freePort, spawnServer, type ServerProcess } from '../support/processes.js';
 import { exchange } from '../support/rawSocket.js';
 
@@ -127,7 +127,7 @@ describe("the bench's featured route, beside the project", () => {
       setRevoked(path, false);
       const quota = await drained([() => list(get, baseUrl), () => list(get, baseUrl), () => list(get, baseUrl)]);
       const refused = await drained([
-        () => get(`${baseUrl}/v1/store/orders`, { headers: { Authorization: `Bearer ${seed.key.slice(0, -1)}x` } }),
+        () => get(`${baseUrl}/v1/store/orders`, { headers: { Authorization: `Bearer ${wrongKey(seed.key)}` } }),
         () => get(`${baseUrl}/v1/store/orders`),
       ]);
       const repeated = await twoKeys(baseUrl, checked);

@@ -10,6 +10,7 @@ import { handlersByVersion } from '../../src/operations/index.js';
 import type { HandlersByVersion } from '../../src/operations/handler.js';
 import { StoreUnavailableError } from '../../src/store/unavailable.js';
 import { contractViolations } from './contract.js';
+import { wrongKey } from './http.js';
 import { documents, type Json, type Version } from './document.js';
 import type { TestServer } from './server.js';
 
@@ -166,7 +167,7 @@ function casesOf({ version, server, key, control, shipped, pet }: CaseContext): 
   const named = (operationId: string) => operationName(version, operationId);
   const auth = { Authorization: `Bearer ${key}` };
   const json = { ...auth, 'Content-Type': 'application/json' };
-  const wrongKey = { Authorization: `Bearer ${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}` };
+  const wrongAuth = { Authorization: `Bearer ${wrongKey(key)}` };
   let sequence = 0;
 
   const cases: AnswerCase[] = [];
@@ -280,7 +281,7 @@ function casesOf({ version, server, key, control, shipped, pet }: CaseContext): 
   }
 
   for (const [operationId, of] of Object.entries(requests)) {
-    simple(`${operationId} 401 wrong key`, 401, 'unauthorized', false, of(wrongKey));
+    simple(`${operationId} 401 wrong key`, 401, 'unauthorized', false, of(wrongAuth));
     simple(`${operationId} 401 no key`, 401, 'unauthorized', false, of({}));
     simple(`${operationId} 401 repeated Authorization`, 401, 'unauthorized', false, of({
       Authorization: [auth.Authorization, auth.Authorization],

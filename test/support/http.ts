@@ -70,3 +70,9 @@ export async function rawRequest(url: string, init: RequestInit = {}): Promise<R
   }
   return { status: response.status, headers: response.headers, json, text };
 }
+
+/** The key with its last character changed: the key's shape, a checksum that does not match, and never the key
+ * itself (as an `x` put in place of the last character is, for one key in 62). */
+export function wrongKey(key: string): string {
+  return `${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}`;
+}
