@@ -44,7 +44,7 @@ export function validatedInput(
   request: FastifyRequest,
   body: unknown,
 ): Awaitable<{ input: Input<never> } | { refusal: ErrorAnswer<400> }> {
-  if (!hasAnythingToValidate(operation, request)) return { input: unparameterizedInput(request, body) };
+  if (!hasAnythingToValidate(operation, request)) return { input: inputOf(request, NONE, NONE, body, NONE) };
   // Copies: the validators coerce in place (coerceTypes), and the handler is given the coerced values.
   const path = { ...(request.params as Record<string, string>) };
   const query = queryOf(operation, request.query as Record<string, string | string[]>);
@@ -53,7 +53,7 @@ export function validatedInput(
     if (request.headers[field] !== undefined) header[field] = request.headers[field];
   }
   return andThen(operation.validate({ path, query, header, requestBody: body }), ({ errors }) =>
-    errors ? { refusal: invalidRequest(errors) } : { input: inputOf(operation, request, path, query, body) },
+    errors ? { refusal: invalidRequest(errors) } : { input: inputOf(request, path, query, body, headersOf(operation, request)) },
   );
 }
 
@@ -70,20 +70,19 @@ function queryOf(
   return query;
 }
 
-function inputOf(
-  operation: ValidatedOperation,
-  request: FastifyRequest,
-  path: unknown,
-  query: unknown,
-  body: unknown,
-): Input<never> {
+function inputOf(request: FastifyRequest, path: unknown, query: unknown, body: unknown, headers: unknown): Input<never> {
+  return { path, pathText: request.params, query, body, headers } as Input<never>;
+}
+
+/** The operation's header parameters, by name. */
+function headersOf(operation: ValidatedOperation, request: FastifyRequest): Record<string, string | undefined> {
   const headers: Record<string, string | undefined> = {};
   for (const { name, field } of operation.headerParameters) {
     // Validated: a repeated field reaches here joined with ", ", which no header pattern allows.
     const value = request.headers[field];
     headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  return { path, pathText: request.params, query, body, headers } as Input<never>;
+  return headers;
 }
 
 export function invalidRequest(errors: ErrorObject[] | null | undefined): ErrorAnswer<400> {
@@ -99,10 +98,6 @@ function isLimitOutOfRange(errors: ErrorObject[]): boolean {
 
 /** A request with nothing to validate has no parameters: each is one shared, empty object. */
 const NONE = Object.freeze({});
-
-function unparameterizedInput(request: FastifyRequest, body: unknown): Input<never> {
-  return { path: NONE, pathText: request.params, query: NONE, body, headers: NONE } as Input<never>;
-}
 
 /**
  * Validation costs more than the rest of a small request. It is skipped only when it cannot fail: the

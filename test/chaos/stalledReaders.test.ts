@@ -143,12 +143,11 @@ function oneShot(method: string, path: string, body?: unknown): Promise<{ status
 }
 
 /**
- * A client that asks for the list (`requests` times in one write: pipelined), reads `readFirst` bytes of
- * the answer, then stops reading.
+ * A client that sends `request` (`requests` times in one write: pipelined), reads `readFirst` bytes of the
+ * answers, then stops reading.
  */
-function stalledListClient({ readFirst = 0, requests = 1 } = {}): Promise<Socket> {
+function stalledClient(request: string, { readFirst = 0, requests = 1 } = {}): Promise<Socket> {
   const { port } = new URL(server.baseUrl);
-  const request = `GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`;
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1', () => {
       socket.write(request.repeat(requests));
@@ -166,10 +165,15 @@ function stalledListClient({ readFirst = 0, requests = 1 } = {}): Promise<Socket
       });
     }
     socket.on('error', () => {
-      // The server resets it; this client is not listening anyway.
+      // The server resets or closes it; this client is not listening anyway.
     });
     socket.once('error', reject);
   });
+}
+
+/** A client that asks for the list, then stops reading it (see stalledClient). */
+function stalledListClient(options: { readFirst?: number; requests?: number } = {}): Promise<Socket> {
+  return stalledClient(`GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`, options);
 }
 
 /**
@@ -179,19 +183,7 @@ function stalledListClient({ readFirst = 0, requests = 1 } = {}): Promise<Socket
 async function stalledScriptClient(): Promise<Socket> {
   const { text } = await oneShot('GET', '/docs');
   const script = /<script src="([^"]+)"/.exec(text)?.[1] as string;
-  const { port } = new URL(server.baseUrl);
-  const request = `GET ${script} HTTP/1.1\r\nHost: x\r\n\r\n`;
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1', () => {
-      socket.write(request.repeat(8));
-      resolve(socket);
-    });
-    socket.pause();
-    socket.on('error', () => {
-      // This client is not listening.
-    });
-    socket.once('error', reject);
-  });
+  return stalledClient(`GET ${script} HTTP/1.1\r\nHost: x\r\n\r\n`, { requests: 8 });
 }
 
 /** What the kernel still has of the connection of `client`: nothing once it was reset. */
