@@ -26,10 +26,28 @@ interface Answer {
   violations: string[];
 }
 
-/** Sends messages from `clients` loops until stopped; every answer, and the ids of those acknowledged. */
+/** What a failed request (no answer at all) failed with: fetch's own message and its cause's. */
+function failureOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  const detail = [cause?.code, cause?.message].filter((part) => typeof part === 'string').join(': ');
+  return detail ? `${error.message} (${detail})` : error.message;
+}
+
+/**
+ * Sends messages from `clients` loops until stopped; every answer, and the ids of those acknowledged. A
+ * request that gets no answer at all (the connection refused, reset or closed) is noted in `failures` and
+ * the client sends the next one: one such failure must not leave too few writers for the counts a test
+ * waits for. Only once the server was killed (the test says so with `serverKilled`, or its process has
+ * exited, as when a failed test's clean-up kills it) does a failed request end its client.
+ */
 function writeUntilStopped(server: ServerProcess, key: string, clients = 4) {
   let stopped = false;
+  let killed = false;
   const answers: Answer[] = [];
+  const failures: string[] = [];
+  let acknowledged = 0;
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const loops = Array.from({ length: clients }, async (_, client) => {
     for (let i = 0; !stopped; i++) {
       const body = JSON.stringify({ message: `client ${client} message ${i}` });
@@ -42,9 +60,14 @@ function writeUntilStopped(server: ServerProcess, key: string, clients = 4) {
           body,
         });
         bodyText = await response.text();
-      } catch {
+      } catch (error) {
         // The server is gone (killed): this client stops.
-        return;
+        if (killed || server.child.exitCode !== null || server.child.signalCode !== null) return;
+        // Anything else (a connection reset or closed under it, on a busy machine): not an answer, so
+        // nothing to check, and the message was not acknowledged; this client sends the next one.
+        failures.push(`client ${client} message ${i}: ${failureOf(error)}`);
+        await pause(20);
+        continue;
       }
       // A 5xx is always a violation to the contract checker; the 503 here is the promise, so its body is
       // checked for what it must be instead.
@@ -53,19 +76,55 @@ function writeUntilStopped(server: ServerProcess, key: string, clients = 4) {
           ? unavailableBodyProblems(bodyText)
           : contractViolations({ method: 'POST', path: '/v1/messages', status: response.status, headers: response.headers, bodyText });
       const answer: Answer = { status: response.status, retryAfter: response.headers.get('retry-after'), violations };
-      if (response.status === 202) answer.id = (JSON.parse(bodyText) as { id: string }).id;
+      if (response.status === 202) {
+        answer.id = (JSON.parse(bodyText) as { id: string }).id;
+        acknowledged++;
+      }
       answers.push(answer);
       // While the database is away, a 503 comes back at once; a short pause keeps the log readable.
-      if (response.status === 503) await new Promise((resolve) => setTimeout(resolve, 20));
+      if (response.status === 503) await pause(20);
     }
   });
   return {
     answers,
+    failures,
+    /** How many writes were acknowledged (202) so far. */
+    acknowledged: () => acknowledged,
+    /** Called just before the server is killed: from then on, a request that fails ends its client. */
+    serverKilled() {
+      killed = true;
+    },
     async stop() {
       stopped = true;
       await Promise.all(loops);
       return answers;
     },
+  };
+}
+
+type Writers = ReturnType<typeof writeUntilStopped>;
+
+/** The tail of `text`: a hang guard's message stays readable however much was logged. */
+const tail = (text: string, chars = 8_000) => (text.length > chars ? `…${text.slice(-chars)}` : text);
+
+/** For a hang guard's message: what the server said (its standard error above all) and what the writers saw. */
+function serverReport(server: ServerProcess, writers?: Writers): () => string {
+  return () => {
+    const { exitCode, signalCode } = server.child;
+    const lines = [
+      `server: ${exitCode === null && signalCode === null ? 'running' : `exited (code ${exitCode}, signal ${signalCode})`}`,
+    ];
+    if (writers) {
+      const statuses = new Map<number, number>();
+      for (const { status } of writers.answers) statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      lines.push(
+        `writers: ${writers.answers.length} answers (${[...statuses].map(([status, n]) => `${n} × ${status}`).join(', ') || 'none'}), ` +
+          `${writers.failures.length} requests without an answer${writers.failures.length ? `, the last: ${writers.failures.slice(-5).join('; ')}` : ''}`,
+      );
+    }
+    lines.push(`server stderr:\n${tail(server.output.stderr) || '(empty)'}`);
+    lines.push(`server stdout (the end):\n${tail(server.output.stdout, 4_000) || '(empty)'}`);
+    return lines.join('\n');
   };
 }
 
@@ -83,11 +142,18 @@ const readiness = async (server: ServerProcess) => (await fetch(`${server.baseUr
 /**
  * Waits until `condition` holds; returns how long that took, for the log. The limit is a hang guard, far
  * beyond what a machine busy with other work needs: the tests' bounds are read from the server's answers.
+ * When it fires, its message ends with `report()`, if given.
  */
-async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<number> {
+async function until(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  report?: () => string,
+): Promise<number> {
   const started = Date.now();
   while (!(await condition())) {
-    if (Date.now() - started > UNTIL_HANG_GUARD_MS) throw new Error(`timed out waiting until ${what}`);
+    if (Date.now() - started > UNTIL_HANG_GUARD_MS) {
+      throw new Error(`timed out waiting until ${what}${report ? `\n${report()}` : ''}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return Date.now() - started;
@@ -138,15 +204,20 @@ describe.skipIf(!storeBackend('postgres').available)('PostgreSQL faults', () => 
     async (mode) => {
       server = await spawnServer({ DATABASE_URL: cluster.url, LOG_LEVEL: 'warn' });
       const writers = writeUntilStopped(server, key);
-      await until(() => writers.answers.length >= 50, 'writes are answered');
+      const report = serverReport(server, writers);
+      await until(() => writers.answers.length >= 50, 'writes are answered', report);
       await cluster.stop(mode);
       const down = writers.answers.length;
-      await until(() => writers.answers.length >= down + 20, 'writes are answered while it is down');
+      await until(() => writers.answers.length >= down + 20, 'writes are answered while it is down', report);
       expect(await readiness(server)).toBe(503);
       await cluster.start();
-      const recoveredAfterMs = await until(async () => (await readiness(server as ServerProcess)) === 200, '/readyz is 200');
+      const recoveredAfterMs = await until(
+        async () => (await readiness(server as ServerProcess)) === 200,
+        '/readyz is 200',
+        report,
+      );
       const back = writers.answers.length;
-      await until(() => writers.answers.slice(back).some(({ status }) => status === 202), 'a write succeeds');
+      await until(() => writers.answers.slice(back).some(({ status }) => status === 202), 'a write succeeds', report);
       const answers = await writers.stop();
 
       expectOnlyAcknowledgedOr503(answers);
@@ -157,7 +228,8 @@ describe.skipIf(!storeBackend('postgres').available)('PostgreSQL faults', () => 
       expect(server.child.exitCode).toBeNull();
       console.log(
         `postgres ${mode} restart: ${acknowledged.length} acknowledged, all stored; ` +
-          `${answers.filter(({ status }) => status === 503).length} answered 503; ready again ${recoveredAfterMs} ms after the start`,
+          `${answers.filter(({ status }) => status === 503).length} answered 503; ready again ${recoveredAfterMs} ms after the start; ` +
+          `${writers.failures.length} requests without an answer${writers.failures.length ? ` (${writers.failures.join('; ')})` : ''}`,
       );
     },
   );
@@ -417,13 +489,21 @@ describe.skipIf(!storeBackend('postgres').available)('PostgreSQL faults', () => 
   it('a server killed mid-write loses no acknowledged write', async () => {
     server = await spawnServer({ DATABASE_URL: cluster.url, LOG_LEVEL: 'warn' });
     const writers = writeUntilStopped(server, key);
-    await until(() => writers.answers.length >= 200, 'writes are answered');
+    await until(() => writers.acknowledged() >= 200, '200 writes are acknowledged', serverReport(server, writers));
+    // Until here a request without an answer was sent again; from here the writers stop at their first.
+    writers.serverKilled();
     server.child.kill('SIGKILL');
     await server.finished;
     const answers = await writers.stop();
+    expectOnlyAcknowledgedOr503(answers);
     const stored = await storedIds();
     const acknowledged = answers.flatMap(({ id }) => (id ? [id] : []));
     expect(acknowledged.length).toBeGreaterThanOrEqual(200);
     expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+    console.log(
+      `postgres server killed mid-write: ${acknowledged.length} acknowledged, all stored; ` +
+        `${writers.failures.length} requests without an answer before the kill` +
+        `${writers.failures.length ? ` (${writers.failures.join('; ')})` : ''}`,
+    );
   });
 });
