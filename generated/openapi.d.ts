@@ -74,9 +74,9 @@ export interface paths {
          *     not yet delivered.
          *
          *     This is the quickstart call and is in beta: its response may gain fields.
-         *     Its servers are the document's, in the same order, so a tool that sends
-         *     each operation to its own first server sends this one where it sends the
-         *     others; the quickstart address of the specification is listed last.
+         *     The specification's quickstart shows it on an example address of its
+         *     own, `https://quickstart.store-orders.example/v1`. It is the same call
+         *     at every server of this document, and lists no servers of its own.
          */
         post: operations["sendMessage"];
         delete?: never;
@@ -117,7 +117,7 @@ export interface components {
             /**
              * Format: int64
              * @description Unique order identifier.
-             * @example 42
+             * @example 1
              */
             id: number;
             /**
@@ -329,7 +329,7 @@ export interface components {
     parameters: {
         /**
          * @description Identifier of the order, a positive 64-bit integer written in decimal digits. Leading zeros are allowed (`007` is order 7), at any length; a sign other than `-`, a fraction, an exponent, or a value outside 1 to 9223372036854775807 is `400 invalid_request`.
-         * @example 42
+         * @example 1
          */
         OrderId: number;
     };
@@ -464,7 +464,7 @@ export interface operations {
             path: {
                 /**
                  * @description Identifier of the order, a positive 64-bit integer written in decimal digits. Leading zeros are allowed (`007` is order 7), at any length; a sign other than `-`, a fraction, an exponent, or a value outside 1 to 9223372036854775807 is `400 invalid_request`.
-                 * @example 42
+                 * @example 1
                  */
                 orderId: components["parameters"]["OrderId"];
             };
@@ -515,7 +515,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "order_already_shipped",
-                     *       "message": "Order 42 has already shipped and cannot be cancelled",
+                     *       "message": "Order 2 has already shipped and cannot be cancelled",
                      *       "status": 409
                      *     }
                      */
@@ -541,7 +541,9 @@ export interface operations {
                  *     characters from `[A-Za-z0-9._:~+/=-]`, bare (as Stripe sends it) or
                  *     as a quoted string (as the IETF draft writes it), whose two quotes
                  *     are not counted; the quoted and bare forms are the same key.
-                 * @example 5f0c2b1e-8d3a-4c47-9f6e-2a1b7c9d0e11
+                 *     Make a new one for each request you mean to send once, such as a
+                 *     random UUID, and reuse it only to retry that request: for this reason
+                 *     the contract gives no example value a tool could send twice.
                  */
                 "Idempotency-Key"?: string;
             };
@@ -671,7 +673,7 @@ export interface operations {
             path: {
                 /**
                  * @description Identifier of the pet, a positive 64-bit integer written in decimal digits. Leading zeros are allowed (`007` is pet 7), at any length; a sign other than `-`, a fraction, an exponent, or a value outside 1 to 9223372036854775807 is `400 invalid_request`.
-                 * @example 7
+                 * @example 1
                  */
                 petId: number;
             };
@@ -693,7 +695,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": 7,
+                     *       "id": 1,
                      *       "name": "Rex"
                      *     }
                      */
@@ -758,7 +760,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "pet_not_found",
-                     *       "message": "No pet 7",
+                     *       "message": "No pet 42",
                      *       "status": 404
                      *     }
                      */

@@ -134,9 +134,9 @@ export interface paths {
          *     `getMessage` tells whether it was delivered since.
          *
          *     This is the quickstart call and is in beta: its response may gain fields.
-         *     Its servers are the document's, in the same order, so a tool that sends
-         *     each operation to its own first server sends this one where it sends the
-         *     others; the quickstart address of the specification is listed last.
+         *     The specification's quickstart shows it on an example address of its
+         *     own, `https://quickstart.store-orders.example/v2`. It is the same call
+         *     at every server of this document, and lists no servers of its own.
          */
         post: operations["sendMessage"];
         delete?: never;
@@ -179,7 +179,7 @@ export interface components {
             /**
              * Format: int64
              * @description Unique order identifier.
-             * @example 42
+             * @example 1
              */
             id: number;
             /**
@@ -224,7 +224,7 @@ export interface components {
             hasMore: boolean;
             /**
              * @description The `cursor` for the next page, present exactly when `hasMore` is true.
-             * @example eyJhIjoyLCJmIjoi
+             * @example eyJhIjoxLCJmIjoiMi1xRjZ2Rld0OENyRFN6YyJ9
              */
             nextCursor?: string;
         };
@@ -457,7 +457,7 @@ export interface components {
     parameters: {
         /**
          * @description Identifier of the order, a positive 64-bit integer written in decimal digits. Leading zeros are allowed (`007` is order 7), at any length; a sign other than `-`, a fraction, an exponent, or a value outside 1 to 9223372036854775807 is `400 invalid_request`.
-         * @example 42
+         * @example 1
          */
         OrderId: number;
     };
@@ -505,7 +505,7 @@ export interface components {
         AcceptEncoding: "identity";
         /**
          * @description The next page's URL, with the same filters and `limit`, as `rel="next"` (RFC 8288); absent on the last page.
-         * @example </v2/store/orders?limit=100&cursor=eyJhIjoyLCJmIjoi>; rel="next"
+         * @example </v2/store/orders?limit=1&cursor=eyJhIjoxLCJmIjoiMi1xRjZ2Rld0OENyRFN6YyJ9>; rel="next"
          */
         NextPageLink: string;
     };
@@ -523,7 +523,7 @@ export interface operations {
                 limit?: number;
                 /**
                  * @description The `nextCursor` of the page before, sent with the same filters. Opaque; absent for the first page.
-                 * @example eyJhIjo0Miwi
+                 * @example eyJhIjoxLCJmIjoiYzV6TG9mR1NJQzQtSC1aNSJ9
                  */
                 cursor?: string;
                 /**
@@ -597,8 +597,7 @@ export interface operations {
                      *           "status": "shipped"
                      *         }
                      *       ],
-                     *       "hasMore": true,
-                     *       "nextCursor": "eyJhIjoyLCJmIjoi"
+                     *       "hasMore": false
                      *     }
                      */
                     "application/json": components["schemas"]["OrderPage"];
@@ -628,7 +627,7 @@ export interface operations {
             path: {
                 /**
                  * @description Identifier of the order, a positive 64-bit integer written in decimal digits. Leading zeros are allowed (`007` is order 7), at any length; a sign other than `-`, a fraction, an exponent, or a value outside 1 to 9223372036854775807 is `400 invalid_request`.
-                 * @example 42
+                 * @example 1
                  */
                 orderId: components["parameters"]["OrderId"];
             };
@@ -679,7 +678,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "order_already_shipped",
-                     *       "message": "Order 42 has already shipped and cannot be cancelled",
+                     *       "message": "Order 2 has already shipped and cannot be cancelled",
                      *       "status": 409
                      *     }
                      */
@@ -705,7 +704,9 @@ export interface operations {
                  *     characters from `[A-Za-z0-9._:~+/=-]`, bare (as Stripe sends it) or
                  *     as a quoted string (as the IETF draft writes it), whose two quotes
                  *     are not counted; the quoted and bare forms are the same key.
-                 * @example 5f0c2b1e-8d3a-4c47-9f6e-2a1b7c9d0e11
+                 *     Make a new one for each request you mean to send once, such as a
+                 *     random UUID, and reuse it only to retry that request: for this reason
+                 *     the contract gives no example value a tool could send twice.
                  */
                 "Idempotency-Key"?: string;
             };
@@ -856,9 +857,9 @@ export interface operations {
                      * @example {
                      *       "id": "msg_4fQ7bW1kZr2Xc9dPq0sLmN",
                      *       "message": "Hello from the quickstart",
-                     *       "status": "delivered",
+                     *       "status": "queued",
                      *       "createdAt": "2026-11-23T10:15:30.123Z",
-                     *       "updatedAt": "2026-11-23T10:15:30.141Z"
+                     *       "updatedAt": "2026-11-23T10:15:30.123Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MessageWithStatus"];
@@ -878,7 +879,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "message_not_found",
-                     *       "message": "No message msg_4fQ7bW1kZr2Xc9dPq0sLmN",
+                     *       "message": "No message msg_7Ld2Zq9XcA4bK1mPw8RtYe",
                      *       "status": 404
                      *     }
                      */

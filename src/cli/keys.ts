@@ -3,6 +3,7 @@ import { displayPrefix, generateKey, isWellFormedKey, keyDigest } from '../keys.
 import { validAccountName } from './accounts.js';
 import { exactlyOne, onlyOptions, parseId } from './args.js';
 import { type Noun, printsFromStore } from './command.js';
+import type { AdminStore, Principal } from '../store/store.js';
 import { type CliContext, CliError, UsageError, withStore } from './io.js';
 
 export const keys: Noun = {
@@ -41,14 +42,28 @@ async function createKey(context: CliContext, args: string[]): Promise<void> {
   const { account } = onlyOptions(args, { account: 'string' });
   if (account === undefined) throw new UsageError('needs --account NAME');
   const accountName = validAccountName(account);
+  await withStore(context, async (store) => printKey(context, await issueKey(store, accountName)));
+}
+
+export interface IssuedKey {
+  key: string;
+  caller: Principal;
+}
+
+/** A new key for the account `accountName`, created if missing. */
+export async function issueKey({ keys }: AdminStore, accountName: string): Promise<IssuedKey> {
   const key = generateKey();
-  await withStore(context, async ({ keys }) => {
-    const found = (await keys.findAccount(accountName)) ?? (await keys.createAccount(accountName));
-    const listing = await keys.createKey(found.id, keyDigest(key), displayPrefix(key));
-    context.note(`Created key ${listing.id} (${listing.displayPrefix}) for account "${found.name}".`);
-    context.note('It is shown once and never again: store it now.');
-    context.out(key);
-  });
+  const digest = keyDigest(key);
+  const account = (await keys.findAccount(accountName)) ?? (await keys.createAccount(accountName));
+  const listing = await keys.createKey(account.id, digest, displayPrefix(key));
+  return { key, caller: { accountId: account.id, accountName: account.name, keyId: listing.id, keyDigest: digest } };
+}
+
+/** The key alone on standard output, what to know of it on standard error. */
+export function printKey(context: CliContext, { key, caller }: IssuedKey): void {
+  context.note(`Created key ${caller.keyId} (${displayPrefix(key)}) for account "${caller.accountName}".`);
+  context.note('It is shown once and never again: store it now.');
+  context.out(key);
 }
 
 async function revokeKey(context: CliContext, keyOrId: string): Promise<void> {
