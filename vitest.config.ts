@@ -62,6 +62,7 @@ const notThroughPrism = [
   'test/store/**',
   // Server processes of their own, which the Prism proxy does not stand in front of.
   'test/scale/**',
+  'test/contract/webhooks.test.ts',
   'test/telemetry/deprecatedCalls.test.ts',
   'test/telemetry/logFormat.test.ts',
   'test/telemetry/logs.test.ts',

@@ -346,6 +346,36 @@ export interface components {
              */
             updatedAt: string;
         };
+        /** @description The body of a message's delivery (the `message` webhook), as signed: the `Message` as `sendMessage` answered it, and the name of the account that sent it. Like `Message`, it may gain fields while `sendMessage` is in beta: a receiver should ignore a field it does not know. */
+        DeliveredMessage: {
+            /**
+             * @description The message's identifier, also the delivery's `webhook-id`.
+             * @example msg_4fQ7bW1kZr2Xc9dPq0sLmN
+             */
+            id: string;
+            /**
+             * @description The message as sent.
+             * @example Hello from the quickstart
+             */
+            message: string;
+            /**
+             * @description `queued`, the status the message was accepted with, on every attempt.
+             * @example queued
+             * @enum {string}
+             */
+            status: "queued";
+            /**
+             * Format: date-time
+             * @description When the server accepted the message.
+             * @example 2026-11-23T10:15:30.123Z
+             */
+            createdAt: string;
+            /**
+             * @description The name of the account whose key sent the message, as the operator created it (1 to 200 characters).
+             * @example acme
+             */
+            account: string;
+        };
     };
     responses: {
         /**

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { builtName, SERVED_DOCUMENTS } from './contracts.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const STAMP = join(root, 'dist', 'build-stamp.json');
@@ -29,6 +30,7 @@ const INPUTS = [
   'package-lock.json',
   'scripts/build.mjs',
   'scripts/build-contract.mjs',
+  'scripts/contracts.mjs',
 ];
 
 function filesUnder(path) {
@@ -49,17 +51,14 @@ function inputsDigest() {
   return hash.digest('hex');
 }
 
-/** The files the build writes: tsc's three for each module of src/, and two for each contract. */
+/** The files the build writes: tsc's three for each module of src/, and two for each contract and rendition. */
 function outputFiles() {
   const modules = filesUnder('src')
     .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
     .map((file) => join('dist', relative('src', file)).replace(/\.ts$/, ''));
   return [
     ...modules.flatMap((stem) => [`${stem}.js`, `${stem}.js.map`, `${stem}.d.ts`]),
-    'dist/openapi.json',
-    'dist/openapi.yaml.sha256',
-    'dist/openapi.v2.json',
-    'dist/openapi.v2.yaml.sha256',
+    ...SERVED_DOCUMENTS.flatMap((file) => [`dist/${builtName(file)}.json`, `dist/${builtName(file)}.yaml.sha256`]),
   ];
 }
 

@@ -1,4 +1,5 @@
-// Lints each contract with Spectral (spectral:oas) and Redocly (recommended); any error or warning fails.
+// Lints each contract, and its OpenAPI 3.1 rendition (generated/, by `npm run generate`), with Spectral
+// (spectral:oas) and Redocly (recommended); any error or warning fails.
 // Redocly exits 0 on warnings, so its JSON report is counted here instead of trusting the exit code.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +10,7 @@ const bin = (name) => fileURLToPath(new URL(`../node_modules/.bin/${name}`, impo
 const run = (name, args) => spawnSync(bin(name), args, { cwd: root, encoding: 'utf8' });
 
 let clean = true;
-for (const { document } of CONTRACTS) {
+for (const document of CONTRACTS.flatMap(({ document, rendition }) => [document, rendition])) {
   console.log(`${document}:`);
   const spectral = run('spectral', ['lint', document, '--ruleset', '.spectral.yaml', '--fail-severity', 'hint']);
   process.stdout.write(spectral.stdout);

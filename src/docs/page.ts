@@ -1,4 +1,5 @@
 // The /docs page: Scalar's API reference over both served contracts, v2 first, with nothing fetched from elsewhere.
+import { CONTRACT_DOCUMENTS } from '../contract/document.js';
 import { ASSETS_PATH, type DocsAssets } from './assets.js';
 
 /**
@@ -28,19 +29,34 @@ export const DOCS_VERSIONS = [
 ] as const;
 
 /**
+ * The paragraph that opens a version's introduction on the page: links to each file its contract is served
+ * as, OpenAPI 3.0 (as written) and 3.1 (its rendition), YAML and JSON.
+ */
+export function contractLinks(root: string): string {
+  const files = (openapi: string) =>
+    CONTRACT_DOCUMENTS.filter((document) => document.openapi === openapi)
+      .map(({ name, type }) => `[${type === 'application/json' ? 'JSON' : 'YAML'}](${root}/${name})`)
+      .join(', ');
+  return `This contract as a file: OpenAPI 3.0 ${files('3.0')}; OpenAPI 3.1 ${files('3.1')}.`;
+}
+
+/**
  * Loads each served contract and starts Scalar on all of them, one document per version (its multi-document
- * `sources`), v2 selected. Two changes make "Try it" useful on this server:
- * - The contracts' servers are the production, staging and quickstart hosts and the default local address,
- *   for the whole document and again for an operation such as sendMessage; "Try it" must call the server
- *   that serves this page, wherever it listens, so that server's root for the version (`/v2` or `/v1`) is
- *   put first in each list (the first is the one selected).
+ * `sources`), v2 selected, each introduction opened by links to its contract's files (contractLinks).
+ * Two changes make "Try it" useful on this server:
+ * - The contracts' servers are the production and staging hosts and the default local address (no operation
+ *   lists servers of its own: test/contract/servers.test.ts); "Try it" must call the server that serves this
+ *   page, wherever it listens, so that server's root for the version (`/v2` or `/v1`) is put first in the
+ *   list (the first is the one selected).
  * - Scalar sends every parameter that has an example, optional ones included: v2's listOrders would go out
- *   with its example cursor (400 invalid_cursor) and every example filter. An optional parameter's example
+ *   with its example cursor and every example filter, which together match no order of a server but the
+ *   examples' (`store-orders init --examples`). An optional parameter's example
  *   is kept, as an example Scalar leaves unticked (`x-disabled`), so that "Try it" sends the required
  *   parameters only until the user ticks more.
  */
 export const INIT_SCRIPT = `'use strict';
 const versions = ${JSON.stringify(DOCS_VERSIONS)};
+const contractLinks = ${JSON.stringify(Object.fromEntries(DOCS_VERSIONS.map(({ root }) => [root, contractLinks(root)])))};
 const optionalUnticked = (parameter) => {
   if (!parameter || parameter.required || !('example' in parameter)) return;
   parameter.examples = { default: { value: parameter.example, 'x-disabled': true } };
@@ -50,12 +66,11 @@ const forThisServer = (contract, root) => {
   const here = { url: location.origin + root, description: 'This server' };
   const withHere = (servers) => [here, ...(servers || []).filter((server) => server.url !== here.url)];
   contract.servers = withHere(contract.servers);
+  contract.info.description = contractLinks[root] + '\\n\\n' + (contract.info.description || '');
   for (const pathItem of Object.values(contract.paths)) {
-    if (pathItem.servers) pathItem.servers = withHere(pathItem.servers);
     (pathItem.parameters || []).forEach(optionalUnticked);
     for (const operation of Object.values(pathItem)) {
       if (!operation || typeof operation !== 'object' || Array.isArray(operation)) continue;
-      if (operation.servers) operation.servers = withHere(operation.servers);
       (operation.parameters || []).forEach(optionalUnticked);
     }
   }

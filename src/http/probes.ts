@@ -1,7 +1,7 @@
 // The server's own read-only paths beside the API: the health and readiness probes, and the contracts it
-// serves, as written (YAML) and as JSON.
+// serves, as written (YAML) and as JSON, and likewise their OpenAPI 3.1 renditions.
 import type { FastifyInstance } from 'fastify';
-import type { Contract } from '../contract/document.js';
+import { CONTRACT_DOCUMENTS, type ServedContract, textOf } from '../contract/document.js';
 import { apiError } from '../contract/errorBody.js';
 import { readOnlyRoute } from '../serving/methods.js';
 import { send } from '../serving/reply.js';
@@ -24,14 +24,12 @@ export function registerProbes(app: FastifyInstance, store: Store): void {
   });
 }
 
-/** Each version's contract under its own root: /v1/openapi.yaml, /v2/openapi.json and so on. */
-export function registerContractFiles(app: FastifyInstance, contracts: readonly Contract[]): void {
+/** Each version's contract under its own root: /v1/openapi.yaml, /v2/openapi.3.1.json and so on. */
+export function registerContractFiles(app: FastifyInstance, contracts: readonly ServedContract[]): void {
   for (const contract of contracts) {
-    readOnlyRoute(app, `${contract.root}/openapi.yaml`, (_request, reply) =>
-      reply.type('application/yaml').send(contract.yamlText),
-    );
-    readOnlyRoute(app, `${contract.root}/openapi.json`, (_request, reply) =>
-      reply.type('application/json').send(contract.jsonText),
-    );
+    for (const document of CONTRACT_DOCUMENTS) {
+      const text = textOf(contract, document);
+      readOnlyRoute(app, `${contract.root}/${document.name}`, (_request, reply) => reply.type(document.type).send(text));
+    }
   }
 }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CONTRACTS } from '../../scripts/contracts.mjs';
 import { STAGES } from '../../scripts/test-all.mjs';
 import { freePort } from '../support/postgresCluster.js';
 
@@ -154,11 +155,13 @@ describe('package.json scripts', () => {
     expect(existsSync(tarball)).toBe(true);
   });
 
-  it('npm run generate writes what is committed', async () => {
-    const committed = readFileSync(join(root, 'generated/openapi.d.ts'), 'utf8');
+  it('npm run generate writes what is committed: the types, the OpenAPI 3.1 renditions and their types', async () => {
+    const files = CONTRACTS.flatMap(({ types, rendition, renditionTypes }) => [types, rendition, renditionTypes]);
+    const read = () => files.map((file) => readFileSync(join(root, file), 'utf8'));
+    const committed = read();
     const { code, output } = await smoke('generate', []);
     expect(code, output).toBe(0);
-    expect(readFileSync(join(root, 'generated/openapi.d.ts'), 'utf8')).toBe(committed);
+    expect(read()).toEqual(committed);
   });
 
   it('npm run fuzz runs the generated and stateful requests (a few runs here)', async () => {

@@ -179,6 +179,31 @@ describe('the API reference at /docs', () => {
   );
 
   it(
+    "opens each version's introduction with links to its contract's files, OpenAPI 3.0 and 3.1, each of which answers",
+    async () => {
+      const { page } = visit;
+      const linksOf = async (version: ApiVersion) => {
+        const paragraph = page.getByText('This contract as a file:').filter({ visible: true }).first();
+        await paragraph.waitFor();
+        const links: [string, string | null][] = [];
+        for (const anchor of await paragraph.locator('a').all()) {
+          links.push([await anchor.innerText(), await anchor.getAttribute('href')]);
+        }
+        const files = ['openapi.yaml', 'openapi.json', 'openapi.3.1.yaml', 'openapi.3.1.json'];
+        expect(links).toEqual(files.map((file) => [file.endsWith('.json') ? 'JSON' : 'YAML', `/${version}/${file}`]));
+        for (const [, href] of links) {
+          expect((await fetch(new URL(href ?? '', t.server.baseUrl))).status, href ?? '').toBe(200);
+        }
+      };
+      await linksOf('v2');
+      await showV1(page);
+      await linksOf('v1');
+      expect(visit.errors).toEqual([]);
+    },
+    BROWSER_TEST_TIMEOUT,
+  );
+
+  it(
     'shows the Idempotency-Key header with the length its description gives: 1 to 255 characters',
     async () => {
       const { page } = visit;

@@ -1,7 +1,9 @@
 // /docs over HTTP: no key, a strict Content-Security-Policy, assets cached by name, and the Error body.
 import { request } from 'node:http';
+import { Script } from 'node:vm';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { contractLinks, INIT_SCRIPT } from '../../src/docs/page.js';
 import { rawRequest } from '../support/http.js';
 import { useServer } from '../support/server.js';
 
@@ -79,5 +81,19 @@ describe('GET /docs', () => {
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(response.json).toEqual({ code: 'not_found', message: 'No such path', status: 404 });
+  });
+});
+
+describe("the page's own script", () => {
+  it('is JavaScript, which compiles', () => {
+    expect(() => new Script(INIT_SCRIPT)).not.toThrow();
+  });
+
+  it("opens each version's introduction with links to its contract's files, OpenAPI 3.0 and 3.1", () => {
+    expect(contractLinks('/v2')).toBe(
+      'This contract as a file: OpenAPI 3.0 [YAML](/v2/openapi.yaml), [JSON](/v2/openapi.json); ' +
+        'OpenAPI 3.1 [YAML](/v2/openapi.3.1.yaml), [JSON](/v2/openapi.3.1.json).',
+    );
+    expect(INIT_SCRIPT).toContain(JSON.stringify(contractLinks('/v1')));
   });
 });

@@ -1,4 +1,5 @@
-// Where the server sends a person who opens its address or the API root: to /docs and to the contract.
+// Where the server sends a person who opens its address or the API root: to /docs and to the contract, as
+// written (OpenAPI 3.0) and as its OpenAPI 3.1 rendition.
 import { describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/version.js';
 import { rawRequest } from '../support/http.js';
@@ -9,7 +10,15 @@ const t = useServer();
 const DOCS_LINK = '</docs>; rel="service-doc"; type="text/html"';
 const contractLinks = (root: string) =>
   `<${root}/openapi.yaml>; rel="service-desc"; type="application/yaml", ` +
-  `<${root}/openapi.json>; rel="service-desc"; type="application/json"`;
+  `<${root}/openapi.json>; rel="service-desc"; type="application/json", ` +
+  `<${root}/openapi.3.1.yaml>; rel="service-desc"; type="application/yaml", ` +
+  `<${root}/openapi.3.1.json>; rel="service-desc"; type="application/json"`;
+const contractFiles = (root: string) => [
+  `${root}/openapi.yaml`,
+  `${root}/openapi.json`,
+  `${root}/openapi.3.1.yaml`,
+  `${root}/openapi.3.1.json`,
+];
 
 describe('GET /', () => {
   it('answers a small JSON index naming each API root, /docs and the contracts, without a key', async () => {
@@ -22,16 +31,16 @@ describe('GET /', () => {
       // As before v2 was served.
       api: '/v1',
       docs: '/docs',
-      contract: ['/v1/openapi.yaml', '/v1/openapi.json'],
+      contract: contractFiles('/v1'),
       versions: [
-        { api: '/v1', contract: ['/v1/openapi.yaml', '/v1/openapi.json'] },
-        { api: '/v2', contract: ['/v2/openapi.yaml', '/v2/openapi.json'] },
+        { api: '/v1', contract: contractFiles('/v1') },
+        { api: '/v2', contract: contractFiles('/v2') },
       ],
     });
     expect(response.headers.get('link')).toBe(`${DOCS_LINK}, ${contractLinks('/v1')}, ${contractLinks('/v2')}`);
     // Each pointer leads somewhere.
-    for (const path of ['/docs', '/v1/openapi.yaml', '/v1/openapi.json', '/v2/openapi.yaml', '/v2/openapi.json']) {
-      expect((await fetch(`${t.server.baseUrl}${path}`)).status).toBe(200);
+    for (const path of ['/docs', ...contractFiles('/v1'), ...contractFiles('/v2')]) {
+      expect((await fetch(`${t.server.baseUrl}${path}`)).status, path).toBe(200);
     }
   });
 
@@ -58,7 +67,7 @@ describe('the API root itself', () => {
     expect(response.status).toBe(404);
     expect(response.json).toEqual({
       code: 'not_found',
-      message: `${root} is the API root, not an operation: its operations are described at /docs and in ${root}/openapi.yaml`,
+      message: `${root} is the API root, not an operation: its operations are described at /docs and in ${root}/openapi.yaml (OpenAPI 3.1: ${root}/openapi.3.1.yaml)`,
       status: 404,
     });
     expect(response.headers.get('link')).toBe(`${DOCS_LINK}, ${contractLinks(root)}`);

@@ -61,7 +61,16 @@ describe('unknown paths and methods', () => {
 });
 
 describe("the server's own paths outside the contract", () => {
-  const READ_ONLY = ['/healthz', '/readyz', '/metrics', '/docs', '/v1/openapi.yaml', '/v1/openapi.json'];
+  const READ_ONLY = [
+    '/healthz',
+    '/readyz',
+    '/metrics',
+    '/docs',
+    '/v1/openapi.yaml',
+    '/v1/openapi.json',
+    '/v1/openapi.3.1.yaml',
+    '/v1/openapi.3.1.json',
+  ];
 
   it.each(READ_ONLY.flatMap((path) => ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'].map((method) => [method, path])))(
     'answers %s %s with 405 and Allow: GET, HEAD',

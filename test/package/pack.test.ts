@@ -162,6 +162,11 @@ describe('the packed store-orders, installed into an empty folder', () => {
         'dist/client.d.ts',
         'generated/openapi.d.ts',
         'generated/openapi.v2.d.ts',
+        // The contracts' OpenAPI 3.1 renditions, served beside them, and the build's JSON of them.
+        'generated/openapi.3.1.yaml',
+        'generated/openapi.v2.3.1.yaml',
+        'dist/openapi.3.1.json',
+        'dist/openapi.v2.3.1.json',
         'LICENSE',
         'CHANGELOG.md',
       ]),

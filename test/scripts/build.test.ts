@@ -27,7 +27,8 @@ let copy: string;
 beforeAll(() => {
   copy = mkdtempSync(join(tmpdir(), 'store-orders-build-'));
   const entries = ['src', 'generated', 'openapi.yaml', 'openapi.v2.yaml', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
-  for (const entry of [...entries, 'package-lock.json', 'scripts/build.mjs', 'scripts/build-contract.mjs']) {
+  const scripts = ['scripts/build.mjs', 'scripts/build-contract.mjs', 'scripts/contracts.mjs'];
+  for (const entry of [...entries, 'package-lock.json', ...scripts]) {
     cpSync(join(root, entry), join(copy, entry), { recursive: true });
   }
   symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
@@ -64,7 +65,10 @@ describe('scripts/build.mjs --if-stale (npm start)', () => {
     () => {
       expect(existsSync(join(copy, 'dist'))).toBe(false);
       buildIfStale();
-      const contracts = ['openapi.json', 'openapi.yaml.sha256', 'openapi.v2.json', 'openapi.v2.yaml.sha256'];
+      const contracts = ['openapi', 'openapi.3.1', 'openapi.v2', 'openapi.v2.3.1'].flatMap((name) => [
+        `${name}.json`,
+        `${name}.yaml.sha256`,
+      ]);
       for (const file of ['main.js', 'cli/main.js', 'docs/assets.js', ...contracts]) {
         expect(existsSync(join(copy, 'dist', file)), file).toBe(true);
       }
@@ -80,7 +84,8 @@ describe('scripts/build.mjs --if-stale (npm start)', () => {
 
   it('counts dist/ stale while any input differs from the last build, and current again once it is restored', () => {
     const inputs = ['openapi.yaml', 'openapi.v2.yaml', 'generated/openapi.d.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
-    for (const input of [...inputs, 'package-lock.json', 'src/docs/page.ts', 'scripts/build-contract.mjs']) {
+    const more = ['generated/openapi.3.1.yaml', 'package-lock.json', 'src/docs/page.ts', 'scripts/build-contract.mjs', 'scripts/contracts.mjs'];
+    for (const input of [...inputs, ...more]) {
       const original = readFileSync(join(copy, input));
       appendFileSync(join(copy, input), '\n');
       expect(isStale(), `${input} changed`).toBe(true);

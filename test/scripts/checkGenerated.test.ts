@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,22 +18,43 @@ afterEach(() => rmSync(copy, { recursive: true, force: true }));
 
 const check = () => spawnSync(process.execPath, [join(copy, 'scripts', 'check-generated.mjs')], { encoding: 'utf8' });
 
+/** A schema more in the copy's `file`, first of its components' schemas. */
+function addSchema(file: string): void {
+  const path = join(copy, file);
+  const text = readFileSync(path, 'utf8');
+  expect(text).toContain('\n  schemas:\n');
+  writeFileSync(path, text.replace('\n  schemas:\n', '\n  schemas:\n    Extra:\n      type: string\n'));
+}
+
 describe('npm run check:generated', () => {
-  it('passes when generated/ matches both contracts', () => {
+  it('passes when generated/ matches both contracts: their types, their 3.1 renditions and those types', () => {
     const result = check();
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('generated/openapi.v2.d.ts matches openapi.v2.yaml');
+    expect(result.stdout).toContain('generated/openapi.3.1.yaml matches openapi.yaml');
+    expect(result.stdout).toContain('generated/openapi.v2.3.1.d.ts matches openapi.v2.yaml');
+  });
+
+  it('fails when a 3.1 rendition was edited by hand', () => {
+    appendFileSync(join(copy, 'generated', 'openapi.v2.3.1.yaml'), '# edited\n');
+    const result = check();
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('generated/openapi.v2.3.1.yaml is stale');
+    expect(result.stderr).not.toContain('generated/openapi.v2.3.1.d.ts is stale');
   });
 
   it('fails when openapi.yaml changed and generated/ was not regenerated', () => {
-    appendFileSync(join(copy, 'openapi.yaml'), '\n    Extra:\n      type: string\n');
+    addSchema('openapi.yaml');
     const result = check();
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('generated/openapi.d.ts is stale');
+    // The rendition carries the change, and so do its types.
+    expect(result.stderr).toContain('generated/openapi.3.1.yaml is stale');
+    expect(result.stderr).toContain('generated/openapi.3.1.d.ts is stale');
   });
 
   it('fails when openapi.v2.yaml changed and its types were not regenerated', () => {
-    appendFileSync(join(copy, 'openapi.v2.yaml'), '\n    Extra:\n      type: string\n');
+    addSchema('openapi.v2.yaml');
     const result = check();
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('generated/openapi.v2.d.ts is stale');

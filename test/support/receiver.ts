@@ -2,7 +2,13 @@
 // the Standard Webhooks package (standardwebhooks' Webhook.verify) and records it; the test decides how it
 // answers each one (a status, a dropped connection, silence).
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
@@ -23,6 +29,9 @@ export interface Delivery {
   payload: DeliveredMessage;
   /** This delivery's number among those of the same message, from 1. */
   attempt: number;
+  /** The body and the header fields as they arrived, for the tests that hold them against the contract. */
+  body: string;
+  headers: IncomingHttpHeaders;
 }
 
 /**
@@ -94,6 +103,8 @@ function take(
     signature: headers['webhook-signature'] as string,
     payload,
     attempt,
+    body,
+    headers: request.headers,
   };
   receiver.deliveries.push(delivery);
   const answer = receiver.answer(delivery);
