@@ -10,20 +10,3 @@ export type Awaitable<T> = T | Promise<T>;
 export function andThen<T, U>(value: Awaitable<T>, next: (value: T) => Awaitable<U>): Awaitable<U> {
   return value instanceof Promise ? value.then(next) : next(value);
 }
-
-/**
- * `next(value, argument)`, as andThen, for a stage on every request's way: it passes what it needs as
- * `argument` instead of capturing it, and a closure is made only for a value to wait for. (A function whose
- * closure captures its parameters allocates their context on every call, the synchronous ones included.)
- */
-export function andThenWith<T, A, U>(
-  value: Awaitable<T>,
-  next: (value: T, argument: A) => Awaitable<U>,
-  argument: A,
-): Awaitable<U> {
-  return value instanceof Promise ? whenSettled(value, next, argument) : next(value, argument);
-}
-
-function whenSettled<T, A, U>(value: Promise<T>, next: (value: T, argument: A) => Awaitable<U>, argument: A): Promise<U> {
-  return value.then((settled) => next(settled, argument));
-}

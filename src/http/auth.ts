@@ -91,13 +91,7 @@ export function authenticateRequest(
 ): Awaitable<Caller | { refusal: ErrorAnswer<401> | ErrorAnswer<429> }> {
   if (sendsKeyInUrl(request.query)) return { refusal: KEY_IN_URL };
   const caller = callers.identify(sentFields(request.raw).authorization, lookUp);
-  // A closure only for a lookup to wait for (awaitable.ts, andThenWith).
-  if (caller instanceof Promise) return identifiedLater(caller, request, quotas);
-  return caller ?? refusal(request, quotas);
-}
-
-function identifiedLater(caller: Promise<Caller | undefined>, request: FastifyRequest, quotas: RequestQuotas) {
-  return caller.then((settled) => settled ?? refusal(request, quotas));
+  return andThen(caller, (identified) => identified ?? refusal(request, quotas));
 }
 
 function refusal(request: FastifyRequest, quotas: RequestQuotas) {

@@ -1,17 +1,14 @@
-// The documented order of checks, for every request Fastify routed to an operation of the contract:
-//   sunset (410) → address quota (429) → authentication (401) → key quota (429) → path and body (400, 413,
-//   415) → validation (400) → the operation, with conditional GET where the contract documents an ETag.
-// Routing (404, and 405 with Allow) comes before it, in routes.ts. Each stage answers or lets the request
-// go on; the first answer comes back here, and leaves by the one exit, send() in reply.ts, with the headers
-// carried for every answer of the request. A key seen before is not looked up again for an operation whose
-// store call checks it (auth.ts, KnownCallers): that call's UNAUTHORIZED is the 401, and any refusal before
-// it waits for the key's lookup, so that the order of answers stays as written. Each stage is a named
-// function given the request's Exchange, so that a request no stage waits for makes no closure.
+// The documented order of checks, for every request Fastify routed to an operation of the contract: the
+// list STAGES below, read top to bottom (the contracts' "Order of checks" says the same). Routing (404, and
+// 405 with Allow) comes before it, in routes.ts. Each stage answers, or lets the request go on; the first
+// answer leaves by the one exit, send() in reply.ts, with the headers carried for every answer of the
+// request. A key seen before is not looked up again for an operation whose store call checks it (auth.ts,
+// KnownCallers, and docs/design.md): that call's UNAUTHORIZED is the 401, and a refusal after authentication
+// waits for the key's lookup, so that the order of answers stays as written.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { andThen, andThenWith, type Awaitable } from '../awaitable.js';
+import { andThen, type Awaitable } from '../awaitable.js';
 import type { Answer } from '../contract/answer.js';
 import { refuseAfterSunset } from '../contract/deprecation.js';
-import type { ErrorAnswer } from '../contract/errorBody.js';
 import type { Input } from '../contract/types.js';
 import type { StoreParts } from '../operations/handler.js';
 import { answerToFailure } from '../serving/commonAnswers.js';
@@ -21,7 +18,7 @@ import { operationBody } from './body.js';
 import { conditionalGet } from './conditional.js';
 import type { Operation } from './operationTable.js';
 import { invalidIntegerParameter } from './parameters.js';
-import type { KeyUsage, RequestQuotas } from './quotas.js';
+import type { RequestQuotas } from './quotas.js';
 import { validatedInput } from './validation.js';
 
 export interface PipelineDependencies {
@@ -43,7 +40,26 @@ interface Exchange {
   caller: Caller | undefined;
   /** Whether its key's quota counted it (a refusal by the quota did not). */
   counted: boolean;
+  /** Its body, once read. */
+  body: unknown;
+  /** Its input as the operation takes it, once validated. */
+  input: Input<never> | undefined;
 }
+
+/** A step of the order of checks: an answer, or nothing to let the request go on. */
+type Stage = (exchange: Exchange) => Awaitable<Answer | undefined>;
+
+/** The order of checks. A new check is one line here, in its documented place. */
+const STAGES: readonly Stage[] = [
+  checkSunset, // 410
+  checkAddressQuota, // 429, before the key is looked at
+  authenticate, // 401
+  checkKeyQuota, // 429
+  checkParameters, // 400
+  readBody, // 413, 415, 400
+  validate, // 400
+  runOperation, // the operation, then conditional GET
+];
 
 /** Answers the request: at once when no stage waits, else once the stage that waits is done. */
 export function respond(
@@ -61,91 +77,118 @@ export function respond(
     headers: operation.deprecation?.headers,
     caller: undefined,
     counted: false,
+    body: undefined,
+    input: undefined,
   };
   let answer: Awaitable<Answer>;
   try {
-    answer = checkThenRun(exchange);
+    answer = firstAnswer(exchange, 0);
   } catch (error) {
     sendFailure(error, exchange);
     return;
   }
-  if (answer instanceof Promise) return sendWhenSettled(answer, exchange);
-  send(reply, answer, exchange.headers);
-}
-
-function sendWhenSettled(answer: Promise<Answer>, exchange: Exchange): Promise<void> {
+  if (!(answer instanceof Promise)) {
+    send(reply, answer, exchange.headers);
+    return;
+  }
   return answer.then(
     (settled) => {
-      send(exchange.reply, settled, exchange.headers);
+      send(reply, settled, exchange.headers);
     },
     (error: unknown) => sendFailure(error, exchange),
   );
+}
+
+/**
+ * The first answer of the stages from `next` on. It waits only for a stage that returns a promise, as
+ * fastify's hookRunner does: a request that waits for nothing is answered in its turn.
+ */
+function firstAnswer(exchange: Exchange, next: number): Awaitable<Answer> {
+  for (let index = next; index < STAGES.length; index++) {
+    const answer = (STAGES[index] as Stage)(exchange);
+    if (answer instanceof Promise) return answer.then((settled) => settled ?? firstAnswer(exchange, index + 1));
+    if (answer !== undefined) return answer;
+  }
+  throw new Error('no stage answered the request: the operation always answers');
 }
 
 function sendFailure(error: unknown, { request, reply, headers }: Exchange): void {
   send(reply, answerToFailure(request, error), headers);
 }
 
-function checkThenRun(exchange: Exchange): Awaitable<Answer> {
-  const { operation, request, dependencies } = exchange;
-  const gone = operation.deprecation && refuseAfterSunset(operation.deprecation, dependencies.now());
-  if (gone) return gone;
-  return andThenWith(dependencies.quotas.refuseAddress(request.ip), authenticateThenRun, exchange);
+/** 410 once a deprecated operation is past its sunset. */
+function checkSunset({ operation, dependencies }: Exchange): Answer | undefined {
+  return refuseAfterSunset(operation.deprecation, dependencies.now());
 }
 
-function authenticateThenRun(blocked: ErrorAnswer<429> | undefined, exchange: Exchange): Awaitable<Answer> {
-  if (blocked) return blocked;
+/** 429 to an address that failed authentication too often: its key is not looked at. */
+function checkAddressQuota({ request, dependencies }: Exchange): Awaitable<Answer | undefined> {
+  return dependencies.quotas.refuseAddress(request.ip);
+}
+
+/** 401 (429 past the address's quota); else the caller, from here on. */
+function authenticate(exchange: Exchange): Awaitable<Answer | undefined> {
   const { operation, request, dependencies } = exchange;
   const { callers, quotas } = dependencies;
-  return andThenWith(authenticateRequest(request, callers, quotas, !operation.keyCheckedByStore), countThenRun, exchange);
+  return andThen(authenticateRequest(request, callers, quotas, !operation.keyCheckedByStore), (caller) => {
+    if ('refusal' in caller) return caller.refusal;
+    request.principal = caller.principal;
+    exchange.caller = caller;
+    return undefined;
+  });
 }
 
-function countThenRun(caller: Caller | { refusal: Answer }, exchange: Exchange): Awaitable<Answer> {
-  if ('refusal' in caller) return caller.refusal;
-  exchange.request.principal = caller.principal;
-  exchange.caller = caller;
-  return andThenWith(exchange.dependencies.quotas.countKey(caller.principal.keyId), checkInputThenRun, exchange);
+/** 429 past the key's quota. From here on, every answer to the key tells where its quota stands. */
+function checkKeyQuota(exchange: Exchange): Awaitable<Answer | undefined> {
+  return andThen(exchange.dependencies.quotas.countKey(callerOf(exchange).principal.keyId), (usage) => {
+    exchange.counted = usage.refusal === undefined;
+    if (usage.headers) exchange.headers = exchange.headers ? { ...exchange.headers, ...usage.headers } : usage.headers;
+    return usage.refusal && refused(usage.refusal, exchange);
+  });
 }
 
-/** What comes after authentication; a refusal to a known caller waits for its key's lookup (401 first). */
-function checkInputThenRun(usage: KeyUsage, exchange: Exchange): Awaitable<Answer> {
-  exchange.counted = usage.refusal === undefined;
-  // From here on, every answer to the key tells where its quota stands.
-  if (usage.headers) exchange.headers = exchange.headers ? { ...exchange.headers, ...usage.headers } : usage.headers;
-  if (usage.refusal) return refused(usage.refusal, exchange);
+/** 400 for an integer parameter the contract's range leaves out, before any body is read. */
+function checkParameters(exchange: Exchange): Awaitable<Answer | undefined> {
+  const { operation, request } = exchange;
+  const params = request.params as Record<string, unknown>;
+  const invalid = invalidIntegerParameter(operation.definition, params, request.query as Record<string, unknown>);
+  return invalid && refused(invalid, exchange);
+}
+
+/** 413, 415 or 400 for the body of an operation that takes one. */
+function readBody(exchange: Exchange): Awaitable<Answer | undefined> {
   const { operation, request, reply } = exchange;
-  const invalidInteger = invalidIntegerParameter(
-    operation.definition,
-    request.params as Record<string, unknown>,
-    request.query as Record<string, unknown>,
-  );
-  if (invalidInteger) return refused(invalidInteger, exchange);
-  if (!operation.definition.requestBody) return validateThenRun(NO_BODY, exchange);
-  return andThenWith(operationBody(request, reply.raw), validateThenRun, exchange);
+  if (!operation.definition.requestBody) return undefined;
+  return andThen(operationBody(request, reply.raw), (read) => {
+    if ('refusal' in read) return refused(read.refusal, exchange);
+    exchange.body = read.body;
+    return undefined;
+  });
 }
 
-const NO_BODY = { body: undefined };
-
-function validateThenRun(read: { body: unknown } | { refusal: Answer }, exchange: Exchange): Awaitable<Answer> {
-  if ('refusal' in read) return refused(read.refusal, exchange);
-  return andThenWith(validatedInput(exchange.operation, exchange.request, read.body), run, exchange);
+/** 400 for a parameter or a body that does not match the contract; else the operation's input. */
+function validate(exchange: Exchange): Awaitable<Answer | undefined> {
+  return andThen(validatedInput(exchange.operation, exchange.request, exchange.body), (checked) => {
+    if ('refusal' in checked) return refused(checked.refusal, exchange);
+    exchange.input = checked.input;
+    return undefined;
+  });
 }
 
-function run(checked: { input: Input<never> } | { refusal: Answer }, exchange: Exchange): Awaitable<Answer> {
-  if ('refusal' in checked) return refused(checked.refusal, exchange);
+/** The operation itself; then conditional GET, where the contract documents an ETag. */
+function runOperation(exchange: Exchange): Awaitable<Answer> {
   const { operation, dependencies } = exchange;
   const { parts, now } = dependencies;
   const principal = callerOf(exchange).principal;
-  return andThenWith(operation.handler(checked.input, { store: parts[operation.operationId], principal, now }), answered, exchange);
-}
-
-function answered(answer: Answer, exchange: Exchange): Awaitable<Answer> {
-  if (answer.status === 401) {
-    // The operation's own: its store call found the key no longer active.
-    exchange.dependencies.callers.forget(callerOf(exchange).principal);
-    return refuseKey(exchange);
-  }
-  return exchange.operation.conditional ? conditionalGet(answer, exchange.request.headers['if-none-match']) : answer;
+  const answer = operation.handler(exchange.input as Input<never>, { store: parts[operation.operationId], principal, now });
+  return andThen(answer, (settled) => {
+    if (settled.status === 401) {
+      // The operation's own: its store call found the key no longer active.
+      dependencies.callers.forget(principal);
+      return refuseKey(exchange);
+    }
+    return operation.conditional ? conditionalGet(settled, exchange.request.headers['if-none-match']) : settled;
+  });
 }
 
 /** A refusal after authentication; to a caller known from before, only once its key's lookup says it is active. */

@@ -2,7 +2,7 @@
 // through the pipeline, and one for everything else under the root: 405 with `Allow` on a path the
 // contract has with other methods, 404 on any other path (a trailing slash is another path).
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { andThenWith } from '../awaitable.js';
+import { andThen } from '../awaitable.js';
 import { operationsOf, type Contract } from '../contract/document.js';
 import type { AnswersFirst } from '../serving/commonAnswers.js';
 import { allowedMethodsOf, methodNotAllowed, NO_SUCH_PATH } from '../serving/methods.js';
@@ -43,7 +43,6 @@ export function registerOperations(
       if (loading === undefined) loadValidators();
       return reply;
     };
-    const answeredFirstAfter = (_answered: void, reply: FastifyReply) => answeredFirst(reply);
     for (const operation of table.operations) {
       // Fastify reads no body of a GET, so nothing needs doing before its handler: the handler opens the
       // request, with no hook. Before reading any other's body, the hook hides its Content-Type (rawBodies.ts).
@@ -57,7 +56,7 @@ export function registerOperations(
         handler: (request, reply) => {
           if (opensItself && opening(request, reply)) return;
           const answered = respond(operation, request, reply, dependencies);
-          if (answered instanceof Promise) return andThenWith(answered, answeredFirstAfter, reply);
+          if (answered instanceof Promise) return andThen(answered, () => answeredFirst(reply));
           answeredFirst(reply);
         },
       });
