@@ -1,4 +1,4 @@
 // Process entry for `npm start`, and for each worker when WORKERS is more than 1.
-import { runServersSettled } from './tickFeedback.js';
+import { runServers } from './workers.js';
 
-await runServersSettled();
+await runServers();

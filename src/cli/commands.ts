@@ -1,6 +1,5 @@
 // Every command of `store-orders`, in the order the help lists them.
 import { ConfigError, parseWorkers } from '../config.js';
-import { runServersSettled } from '../tickFeedback.js';
 import { VERSION } from '../version.js';
 import { accounts } from './accounts.js';
 import { noArguments, onlyOptions } from './args.js';
@@ -33,8 +32,9 @@ export const COMMANDS: Record<string, Entry> = {
         if (error instanceof ConfigError) throw new UsageError(error.message);
         throw error;
       }
-      // The server's modules are loaded only here (tickFeedback.ts): they would slow every other command's start.
-      await runServersSettled(workers === undefined ? context.env : { ...context.env, WORKERS: workers });
+      // The server's modules are loaded only here: they would slow every other command's start.
+      const { runServers } = await import('../workers.js');
+      await runServers(workers === undefined ? context.env : { ...context.env, WORKERS: workers });
     },
   },
   accounts,
