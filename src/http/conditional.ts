@@ -60,7 +60,6 @@ function tagged({ body, headers }: Answer): Tagged {
   // JSON text its tag was computed from: a Buffer, which send() takes as serialized already.
   const sent = isStreamedArray(body) ? body : asBuffer(serialize(body));
   const etag = isStreamedArray(sent) ? `"${sent.version}"` : entityTag(sent);
-  // In lower case, as Fastify keys header fields (rateLimit.ts).
   const withTag = Object.freeze({ ...headers, etag });
   return {
     etag,

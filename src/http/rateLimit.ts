@@ -18,8 +18,6 @@ export function windowFields(
 ): QuotaState {
   const windowMs = windowSeconds * 1000;
   const resetSeconds = Math.max(1, Math.ceil((windowMs - (nowMs % windowMs)) / 1000));
-  // In lower case, as Fastify keys header fields: a name in any other case is lower-cased again, as a new
-  // string, on every request.
   const headers: Record<string, string> = {
     'ratelimit-policy': policyField,
     ratelimit: `"${policy}";r=${remaining};t=${resetSeconds}`,

@@ -25,7 +25,6 @@ export type AnswersFirst = (request: FastifyRequest, reply: FastifyReply) => boo
 export function answerLikeTheApi(app: FastifyInstance, first: AnswersFirst): AnswersFirst {
   const opening: AnswersFirst = (request, reply) => {
     // Answers are for one authenticated caller, or refusals: no cache may keep any of them.
-    // In lower case, as Fastify writes header names: then it has nothing to convert on every request.
     reply.header('x-request-id', request.id).header('cache-control', 'no-store');
     return first(request, reply);
   };

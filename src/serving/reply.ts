@@ -1,4 +1,5 @@
-// The one exit: an answer goes on the wire here, its body serialized to JSON on the way.
+// The one exit: an answer goes on the wire here, its body serialized to JSON on the way. Its header names may
+// be written in any case: Fastify lower-cases each as it sets it, so the wire has one case whatever the code says.
 import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import type { Answer } from '../contract/answer.js';
