@@ -12,8 +12,8 @@ import type { Answer } from '../contract/answer.js';
 import { type ApiVersion, type Contract, operationsOf } from '../contract/document.js';
 import { apiError } from '../contract/errorBody.js';
 import { configureAjv } from '../contract/formats.js';
-import type { AnyOperationId, Input, OperationId } from '../contract/types.js';
-import type { Dependencies, Handlers } from '../operations/handler.js';
+import type { AnyOperationId, Input } from '../contract/types.js';
+import { type Dependencies, type Handlers, isKeyCheckedByStore } from '../operations/handler.js';
 import { supportsConditionalGet } from './conditional.js';
 import { type HeaderParameter, invalidRequest, type Validation, type ValidationInput } from './validation.js';
 
@@ -32,7 +32,7 @@ export interface Operation {
   arrayQueryParameters: ReadonlySet<string>;
   /** Whether it answers If-None-Match (conditional.ts). */
   conditional: boolean;
-  /** Whether its store call checks the caller's key itself (operations/handler.ts, KeyCheckedByStore). */
+  /** Whether its store call checks the caller's key itself (operations/handler.ts, checksKeyInStore). */
   keyCheckedByStore: boolean;
   validate(input: ValidationInput): Awaitable<Validation>;
   /** Its version's handler, given the input its contract checked. */
@@ -49,7 +49,6 @@ export function operationTable<V extends ApiVersion>(
   version: V,
   contract: Contract,
   handlers: Handlers<V>,
-  keyCheckedByStore: ReadonlySet<OperationId<V>>,
 ): OperationTable {
   let loading: Promise<Validators> | undefined;
   let validators: Validators | undefined;
@@ -77,7 +76,7 @@ export function operationTable<V extends ApiVersion>(
           .map(({ name }) => name),
       ),
       conditional: supportsConditionalGet(definition),
-      keyCheckedByStore: keyCheckedByStore.has(id as OperationId<V>),
+      keyCheckedByStore: isKeyCheckedByStore(handlers[operationId as keyof Handlers<V>]),
       // At once when the validators are loaded, as they are soon after start.
       validate: (input) =>
         validators ? validators.validate(operationId, input) : loaded().then((ready) => ready.validate(operationId, input)),

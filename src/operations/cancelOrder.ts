@@ -2,9 +2,9 @@
 
 import { apiError } from '../contract/errorBody.js';
 import { KEY_REQUIRED } from '../contract/unauthorized.js';
-import type { SharedHandler } from './handler.js';
+import { checksKeyInStore, type SharedHandler } from './handler.js';
 
-export const cancelOrder: SharedHandler<'cancelOrder'> = async ({ path: { orderId }, pathText }, { store, principal }) => {
+export const cancelOrder: SharedHandler<'cancelOrder'> = checksKeyInStore(async ({ path: { orderId }, pathText }, { store, principal }) => {
   switch (await store.cancelOrder(orderId, principal)) {
     case 'cancelled':
       return { status: 204 };
@@ -17,4 +17,4 @@ export const cancelOrder: SharedHandler<'cancelOrder'> = async ({ path: { orderI
     case 'unauthorized':
       return KEY_REQUIRED;
   }
-};
+});

@@ -38,9 +38,20 @@ export type Handlers<V extends ApiVersion = 'v1'> = { [Op in OperationId<V>]: Ha
 /** Every version's handlers. */
 export type HandlersByVersion = { [V in ApiVersion]: Handlers<V> };
 
+const KEY_CHECKED_BY_STORE = new WeakSet<object>();
+
 /**
- * The operations of each version whose handler answers only after its one store call made for the caller,
- * which checks the caller's key itself (UNAUTHORIZED): they run on a key seen before without its lookup
- * first (http/auth.ts). Any other operation's key is looked up before it runs.
+ * Declares that `handler` answers only after its one store call made for the caller, and that this call
+ * checks the caller's key itself (UNAUTHORIZED, answered 401): the pipeline then runs it on a key seen
+ * before without looking the key up first (http/auth.ts). Any other handler's key is looked up before it
+ * runs. docs/design.md, "Where the key is checked", says which writes do and what a new one must do.
  */
-export type KeyCheckedByStore = { [V in ApiVersion]: ReadonlySet<OperationId<V>> };
+export function checksKeyInStore<H extends object>(handler: H): H {
+  KEY_CHECKED_BY_STORE.add(handler);
+  return handler;
+}
+
+/** Whether `handler` was declared with checksKeyInStore. */
+export function isKeyCheckedByStore(handler: object): boolean {
+  return KEY_CHECKED_BY_STORE.has(handler);
+}

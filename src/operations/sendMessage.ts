@@ -5,10 +5,10 @@ import { randomCharacters } from '../base62.js';
 import { apiError } from '../contract/errorBody.js';
 import { KEY_REQUIRED } from '../contract/unauthorized.js';
 import type { OperationAnswer } from '../contract/types.js';
-import type { SharedHandler } from './handler.js';
+import { checksKeyInStore, type SharedHandler } from './handler.js';
 import { type Message, UNAUTHORIZED } from '../store/store.js';
 
-export const sendMessage: SharedHandler<'sendMessage'> = async ({ body, headers }, { store, principal, now }) => {
+export const sendMessage: SharedHandler<'sendMessage'> = checksKeyInStore(async ({ body, headers }, { store, principal, now }) => {
   const message = {
     id: newMessageId(),
     message: body.message,
@@ -42,7 +42,7 @@ export const sendMessage: SharedHandler<'sendMessage'> = async ({ body, headers 
     case 'unauthorized':
       return KEY_REQUIRED;
   }
-};
+});
 
 /** `msg_` and 22 random base62 characters: 131 random bits. */
 function newMessageId(): string {

@@ -1,12 +1,15 @@
-// The operation table refuses, at start, a contract with a parameter of a kind validation.ts does not build
+// The operation table knows, from each handler, whether its store call checks the key (docs/design.md, "Where
+// the key is checked"). It refuses, at start, a contract with a parameter of a kind validation.ts does not build
 // the validators' input for, instead of validating such a parameter wrongly.
 import type { OpenAPIV3 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
 import { loadContracts } from '../../src/contract/document.js';
 import { operationTable } from '../../src/http/operationTable.js';
 import type { Handlers } from '../../src/operations/handler.js';
+import { handlersByVersion } from '../../src/operations/index.js';
 
-const { v2 } = loadContracts();
+const contracts = loadContracts();
+const { v2 } = contracts;
 const noHandlers = {} as Handlers<'v2'>;
 
 /** v2's contract with listOrders's `status` parameter changed by `change`. */
@@ -20,7 +23,7 @@ function withStatusParameter(change: (parameter: OpenAPIV3.ParameterObject) => v
 
 describe('operationTable', () => {
   it("takes the contract's own parameters", () => {
-    expect(() => operationTable('v2', v2, noHandlers, new Set())).not.toThrow();
+    expect(() => operationTable('v2', v2, noHandlers)).not.toThrow();
   });
 
   it.each([
@@ -35,8 +38,18 @@ describe('operationTable', () => {
       },
     ],
   ])('refuses %s, naming the operation and the parameter', (_kind, change) => {
-    expect(() => operationTable('v2', withStatusParameter(change), noHandlers, new Set())).toThrow(
+    expect(() => operationTable('v2', withStatusParameter(change), noHandlers)).toThrow(
       /^listOrders: the parameter status \(in (query|cookie)\) is of a kind validation\.ts does not build$/,
     );
+  });
+});
+
+describe('the operations whose store call checks the key', () => {
+  const checked = ({ operations }: ReturnType<typeof operationTable>) =>
+    operations.filter(({ keyCheckedByStore }) => keyCheckedByStore).map(({ operationId }) => operationId);
+
+  it('are those whose handler is declared checksKeyInStore, and no other', () => {
+    expect(checked(operationTable('v1', contracts.v1, handlersByVersion.v1))).toEqual(['listOrders', 'cancelOrder', 'sendMessage']);
+    expect(checked(operationTable('v2', contracts.v2, handlersByVersion.v2))).toEqual(['cancelOrder', 'sendMessage']);
   });
 });
