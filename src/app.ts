@@ -11,7 +11,7 @@ import {
 } from './config.js';
 import { API_VERSIONS, type Contracts } from './contract/document.js';
 import { startDelivery, tellingQueued } from './delivery/delivery.js';
-import type { DeliveryObserver } from './delivery/dispatcher.js';
+import type { DeliveryObserver } from './delivery/ports.js';
 import type { DeliverySettings } from './delivery/settings.js';
 import { registerDocs } from './docs/routes.js';
 import { answersBeforeRouting } from './http/beforeRouting.js';

@@ -2,7 +2,8 @@
 // either way. The app wakes the dispatcher as soon as a message is queued in this process.
 import type { MessageStore, Store } from '../store/store.js';
 import { UNAUTHORIZED } from '../store/store.js';
-import { CONCURRENT_ATTEMPTS, type DeliveryLog, type DeliveryObserver, Dispatcher } from './dispatcher.js';
+import { CONCURRENT_ATTEMPTS, Dispatcher } from './dispatcher.js';
+import type { DeliveryLog, DeliveryObserver } from './ports.js';
 import { EndpointClient } from './endpoint.js';
 import { Retention } from './retention.js';
 import type { DeliverySettings } from './settings.js';

@@ -5,7 +5,8 @@
 // other processes queued, released or left behind when they stopped.
 import { randomUUID } from 'node:crypto';
 import type { ClaimedMessage, DeliveryStore, Settlement } from '../store/store.js';
-import type { Attempt, AttemptOutcome, EndpointClient } from './endpoint.js';
+import type { Attempt, EndpointClient } from './endpoint.js';
+import type { DeliveryLog, DeliveryObserver } from './ports.js';
 import { givenUpBeforeSending, settlementAfter } from './retryPolicy.js';
 import type { RetryPolicy } from './settings.js';
 import { Settler } from './settler.js';
@@ -26,18 +27,6 @@ export const CONCURRENT_ATTEMPTS = 32;
 const LEASE_MARGIN_MS = 5_000;
 /** A timer may fire a little before the wall clock reaches its time: the claim must find the retry due. */
 const RETRY_WAKE_LATE_MS = 5;
-
-/** What the dispatcher tells the metrics and the log. */
-export interface DeliveryObserver {
-  attempted(outcome: AttemptOutcome): void;
-  /** `seconds` from the message's acceptance to its delivery. */
-  delivered(seconds: number): void;
-}
-
-export interface DeliveryLog {
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
 
 export interface DispatcherOptions {
   store: DeliveryStore;

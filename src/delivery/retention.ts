@@ -4,7 +4,7 @@
 // The Idempotency-Keys keep their own day (store/compose.ts purges them), which retention never shortens:
 // it is at least a day, counted from later than the key's.
 import type { DeliveryStore } from '../store/store.js';
-import type { DeliveryLog } from './dispatcher.js';
+import type { DeliveryLog } from './ports.js';
 
 export interface RetentionOptions {
   /** How often a sweep starts. */

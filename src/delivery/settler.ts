@@ -2,7 +2,7 @@
 // batch go together in the next, one write for all. A batch that fails is tried again, later and later,
 // until it is recorded: a message whose answer is not recorded would be sent again once its lease ended.
 import type { DeliveryStore, Settlement } from '../store/store.js';
-import type { DeliveryLog } from './dispatcher.js';
+import type { DeliveryLog } from './ports.js';
 
 const FIRST_RETRY_MS = 100;
 const LONGEST_RETRY_MS = 5_000;

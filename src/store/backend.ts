@@ -3,6 +3,7 @@
 // aggregate (compose.ts makes the Store of them, once for every backend) and copies its tables out and in
 // (copy.ts). Nothing outside its folder knows a backend's settings, SQL or driver.
 import type { Awaitable } from '../awaitable.js';
+import type { CopySource, CopyTarget } from './copying.js';
 import type { MigrationListener } from './migrations.js';
 import type { QuotaLease, QuotaLeaseRequest } from './quotas.js';
 import type {
@@ -174,38 +175,6 @@ export interface OpenOptions {
   maxStreamedLists: number;
   /** Told of each schema migration applied as the store opens, once they are committed. */
   onMigrated?: MigrationListener;
-}
-
-/** One row of a table, by column name, as its backend's driver reads it. */
-export type Row = Record<string, unknown>;
-
-/** A table as a copy reads it: its columns, and its primary key, which the rows come in the order of. */
-export interface TableShape {
-  name: string;
-  columns: readonly string[];
-  /** The tables its foreign keys refer to, which a copy fills first. */
-  references: readonly string[];
-}
-
-/** Everything in one database, read from one moment; its schema is this build's. */
-export interface CopySource {
-  /** Every table of data (not the backend's own bookkeeping, such as the database's identity). */
-  tables: readonly TableShape[];
-  /** The table's rows in batches, by primary key. */
-  rows(table: TableShape): Iterable<Row[]> | AsyncIterable<Row[]>;
-  close(): Promise<void>;
-}
-
-/** A database with this build's schema and no data, being written in one transaction. */
-export interface CopyTarget {
-  /** Refuses (TargetNotEmptyError) unless each table is there with these columns, and empty. */
-  begin(tables: readonly TableShape[]): Promise<void>;
-  /** Rows of another backend's are taken as this backend's columns hold them (0 and 1 as booleans, …). */
-  write(table: TableShape, rows: readonly Row[]): Promise<void>;
-  /** Commits; ids issued from now on follow the copied ones. */
-  commit(): Promise<void>;
-  /** Rolls back, and lets go of the database. */
-  close(): Promise<void>;
 }
 
 export interface Backend<Kind extends string, Location extends { kind: Kind }, Settings> {

@@ -4,23 +4,11 @@
 // nothing, in batches, so the memory taken does not grow with the data. Ids, key digests and revocations,
 // messages, Idempotency-Keys and counts carry over as they are; the target keeps an identity of its own,
 // so its list's versions never repeat the source's.
-import type { CopySource, CopyTarget, TableShape } from './backend.js';
+import type { CopySource, CopyTarget, TableShape } from './copying.js';
 import { backendOf, type BackendSettings, type DatabaseLocation } from './backends.js';
-
-/** Rows read, and written, at once. */
-export const BATCH_ROWS = 10_000;
 
 /** How many rows of each table were copied, in the order they were. */
 export type CopyCounts = Record<string, number>;
-
-export class TargetNotEmptyError extends Error {
-  override name = 'TargetNotEmptyError';
-}
-
-/** A source whose schema is not this build's: its tables may not be the target's. */
-export class SourceSchemaError extends Error {
-  override name = 'SourceSchemaError';
-}
 
 /** Copies `from` into `to`, each opened with its backend's `settings` (a command's). */
 export async function copyDatabase(
@@ -55,30 +43,6 @@ async function copyTables(source: CopySource, target: CopyTarget): Promise<CopyC
   }
   await target.commit();
   return counts;
-}
-
-/** Refuses a source whose schema is `version` when this build's is `current`. */
-export function checkSourceVersion(version: number, current: number): void {
-  if (version < current) {
-    throw new SourceSchemaError(
-      `the source's schema is version ${version}, older than this build's (${current}): bring it up to date ` +
-        'first with `store-orders init` (DATABASE_URL naming it), or with a server of this build',
-    );
-  }
-  if (version > current) {
-    throw new SourceSchemaError(
-      `the source's schema is version ${version}, newer than this build knows (${current}); upgrade store-orders`,
-    );
-  }
-}
-
-/** Refuses the target's table unless it has the source's columns (`columns`, undefined: no table) and no rows. */
-export function checkTargetTable(table: TableShape, columns: readonly string[] | undefined, holdsRows: boolean): void {
-  const expected = [...table.columns].sort().join(', ');
-  if (columns === undefined || [...columns].sort().join(', ') !== expected) {
-    throw new Error(`the target's table ${table.name} does not have the source's columns (${expected})`);
-  }
-  if (holdsRows) throw new TargetNotEmptyError(`the target database already holds ${table.name}; copy only into an empty one`);
 }
 
 /** Each table after those its foreign keys refer to; otherwise by name. */

@@ -3,7 +3,7 @@
 // process at a time.
 import type { components } from '../../generated/openapi.js';
 import type { components as componentsV2 } from '../../generated/openapi.v2.js';
-import type { Principal, Unauthorized } from './store.js';
+import type { Principal, Unauthorized } from './vocabulary.js';
 
 export type Message = components['schemas']['Message'];
 

@@ -1,5 +1,6 @@
 // The seam's part for the telemetry: the counts the metrics read, and the calls to deprecated operations.
-import type { MessageStatus, OrderStatus } from './store.js';
+import type { MessageStatus } from './messageStore.js';
+import type { OrderStatus } from './vocabulary.js';
 
 /** Calls of one deprecated operation by one account: when they started and stopped, and how many. */
 export interface DeprecatedCalls {

@@ -3,7 +3,7 @@
 // method names, order states, message statuses, delivery outcomes. Never an id, a key, a path or a URL.
 import { collectDefaultMetrics, Counter, Gauge, Registry } from './promClient.js';
 import { TalliedHistogram } from './talliedHistogram.js';
-import type { DeliveryObserver } from '../delivery/dispatcher.js';
+import type { DeliveryObserver } from '../delivery/ports.js';
 import { ATTEMPT_OUTCOMES } from '../delivery/endpoint.js';
 import { MESSAGE_STATUSES, ORDER_STATUSES, type TelemetryStore } from '../store/store.js';
 import type { MetricFamily } from '../workerMessages.js';

@@ -18,11 +18,15 @@ function parsed(file: string): ts.SourceFile {
   return ts.createSourceFile(file, readFileSync(join(SRC, file), 'utf8'), ts.ScriptTarget.Latest, true);
 }
 
-/** The files of src/ that `file` imports, relative to src/. */
+/** The files of src/ that `file` imports or re-exports, relative to src/. */
 function importsOf(file: string): string[] {
   return parsed(file)
-    .statements.filter(ts.isImportDeclaration)
-    .map((statement) => (statement.moduleSpecifier as ts.StringLiteral).text)
+    .statements.flatMap((statement) =>
+      (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier
+        ? [statement.moduleSpecifier]
+        : [],
+    )
+    .map((specifier) => (specifier as ts.StringLiteral).text)
     .filter((specifier) => specifier.startsWith('.'))
     .map((specifier) => relative(SRC, resolve(dirname(join(SRC, file)), specifier)).replace(/\.js$/, '.ts'))
     .filter((target) => !target.startsWith('..'));
@@ -55,17 +59,23 @@ describe('the source tree', () => {
 
   it('imports one way: http → operations → store; http, telemetry and docs → serving; delivery → store; contract/ and config.ts beneath all', () => {
     const wrong: string[] = [];
+    // exit.ts (how the process reads its configuration at start) and workerMessages.ts (what the primary and
+    // its workers tell each other) sit by what they import: exit.ts above config, store and delivery, below
+    // the process's own files; workerMessages.ts above the store alone.
+    const aboveAll = ['http', 'serving', 'operations', 'telemetry', 'docs', 'cli', 'app.ts', 'server.ts', 'exit.ts'];
     const forbidden: Record<string, string[]> = {
-      contract: ['http', 'serving', 'operations', 'store', 'telemetry', 'docs', 'cli', 'delivery', 'config.ts', 'app.ts', 'server.ts'],
-      'config.ts': ['http', 'serving', 'operations', 'store', 'telemetry', 'docs', 'cli', 'delivery', 'contract', 'app.ts', 'server.ts'],
-      store: ['http', 'serving', 'operations', 'telemetry', 'docs', 'cli', 'delivery', 'config.ts', 'app.ts', 'server.ts'],
-      operations: ['http', 'serving', 'telemetry', 'docs', 'cli', 'delivery', 'app.ts', 'server.ts'],
-      serving: ['http', 'operations', 'telemetry', 'docs', 'cli', 'delivery', 'app.ts', 'server.ts'],
-      http: ['telemetry', 'docs', 'cli', 'delivery', 'app.ts', 'server.ts'],
-      telemetry: ['http', 'operations', 'docs', 'cli', 'app.ts', 'server.ts'],
-      docs: ['http', 'operations', 'telemetry', 'cli', 'delivery', 'app.ts', 'server.ts'],
+      contract: [...aboveAll, 'store', 'delivery', 'config.ts', 'workerMessages.ts'],
+      'config.ts': [...aboveAll, 'store', 'delivery', 'contract', 'workerMessages.ts'],
+      store: [...aboveAll, 'delivery', 'config.ts', 'workerMessages.ts'],
+      'workerMessages.ts': [...aboveAll, 'delivery', 'config.ts'],
+      operations: [...aboveAll.filter((name) => name !== 'operations'), 'delivery'],
+      serving: [...aboveAll.filter((name) => name !== 'serving'), 'delivery'],
+      http: ['telemetry', 'docs', 'cli', 'delivery', 'app.ts', 'server.ts', 'exit.ts'],
+      telemetry: ['http', 'operations', 'docs', 'cli', 'app.ts', 'server.ts', 'exit.ts'],
+      docs: [...aboveAll.filter((name) => name !== 'docs' && name !== 'serving'), 'delivery'],
       // Beside the API, on the store: it serves nothing, and tells the telemetry what it did through an observer.
-      delivery: ['http', 'serving', 'operations', 'telemetry', 'docs', 'cli', 'app.ts', 'server.ts'],
+      delivery: [...aboveAll, 'workerMessages.ts'],
+      'exit.ts': [...aboveAll.filter((name) => name !== 'exit.ts'), 'workerMessages.ts'],
     };
     for (const file of files) {
       for (const target of importsOf(file)) {
@@ -73,6 +83,31 @@ describe('the source tree', () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('has no circle in its imports, type-only ones included', () => {
+    const graph = new Map(files.map((file) => [file, importsOf(file)]));
+    const circles: string[] = [];
+    const done = new Set<string>();
+    const visit = (file: string, path: string[]) => {
+      const seen = path.indexOf(file);
+      if (seen !== -1) return void circles.push([...path.slice(seen), file].join(' → '));
+      if (done.has(file)) return;
+      for (const target of graph.get(file) ?? []) visit(target, [...path, file]);
+      done.add(file);
+    };
+    for (const file of files) visit(file, []);
+    expect(circles).toEqual([]);
+  });
+
+  it('keeps each backend to itself: store/sqlite and store/postgres import nothing of each other', () => {
+    const backendOf = (file: string) => /^store\/(sqlite|postgres)\//.exec(file)?.[1];
+    const crossing = files.flatMap((file) =>
+      importsOf(file)
+        .filter((target) => backendOf(file) && backendOf(target) && backendOf(file) !== backendOf(target))
+        .map((target) => `${file} → ${target}`),
+    );
+    expect(crossing).toEqual([]);
   });
 });
 

@@ -2,7 +2,8 @@
 // another in order; a failed attempt lets the account's later messages pass it while it waits for its
 // retry; a stop lets the attempt in flight end and hands the untried messages back to the queue.
 import { expect, it } from 'vitest';
-import { type DeliveryObserver, Dispatcher } from '../../src/delivery/dispatcher.js';
+import { Dispatcher } from '../../src/delivery/dispatcher.js';
+import type { DeliveryObserver } from '../../src/delivery/ports.js';
 import { EndpointClient } from '../../src/delivery/endpoint.js';
 import { parseSecret } from '../../src/delivery/signature.js';
 import type { AdminStore, StoredMessage } from '../../src/store/store.js';

@@ -2,8 +2,15 @@
 // snapshot, while servers write) or its target (its schema created or brought up to date, as a server
 // does, then written in one transaction). Its tables, columns and types are read from its own catalog.
 import pg from 'pg';
-import type { CopySource, CopyTarget, Row, TableShape } from '../backend.js';
-import { BATCH_ROWS, checkSourceVersion, checkTargetTable } from '../copy.js';
+import {
+  BATCH_ROWS,
+  checkSourceVersion,
+  checkTargetTable,
+  type CopySource,
+  type CopyTarget,
+  type Row,
+  type TableShape,
+} from '../copying.js';
 import { MIGRATIONS } from './migrations.js';
 import { connectionConfig, migrateOnce, type PostgresSettings } from './repositories.js';
 

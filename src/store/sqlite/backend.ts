@@ -5,8 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../configError.js';
 import { parseChoice, parseWhole } from '../../environment.js';
 import type { Backend } from '../backend.js';
-import { SYNCHRONOUS_MODES } from './open.js';
-import { openRepositories, type SqliteSettings } from './repositories.js';
+import { SYNCHRONOUS_MODES, type SqliteSettings } from './settings.js';
 
 export interface SqliteLocation {
   kind: 'sqlite';
@@ -37,8 +36,10 @@ export const sqlite: Backend<'sqlite', SqliteLocation, SqliteSettings> = {
     // The server's alone: a command's write waits as long as its statements do.
     writeWaitMs: use === 'server' ? parseWhole(env, 'SQLITE_WRITE_WAIT_MS', WRITE_WAIT_MS, 0) : WRITE_WAIT_MS,
   }),
-  open: (location, settings, options) => Promise.resolve().then(() => openRepositories(location.path, settings, options)),
-  // Loaded only when asked for: no other command needs the copy's code.
+  // Loaded only when asked for, better-sqlite3 with them: a server or a command on PostgreSQL never needs
+  // them, nor does any command but copy the copy's code.
+  open: async (location, settings, options) =>
+    (await import('./repositories.js')).openRepositories(location.path, settings, options),
   exportFrom: async (location) => (await import('./copy.js')).exportFrom(location.path),
   importInto: async (location, settings) => (await import('./copy.js')).importInto(location.path, settings),
 };

@@ -2,11 +2,18 @@
 // others write) or its target (created if missing, then written in one IMMEDIATE transaction). Its tables
 // and columns are read from the file's own schema.
 import Database from 'better-sqlite3';
-import type { CopySource, CopyTarget, Row, TableShape } from '../backend.js';
-import { BATCH_ROWS, checkSourceVersion, checkTargetTable } from '../copy.js';
+import {
+  BATCH_ROWS,
+  checkSourceVersion,
+  checkTargetTable,
+  type CopySource,
+  type CopyTarget,
+  type Row,
+  type TableShape,
+} from '../copying.js';
 import { MIGRATIONS } from './migrations.js';
 import { openDatabase } from './open.js';
-import type { SqliteSettings } from './repositories.js';
+import type { SqliteSettings } from './settings.js';
 
 /** The file's own identity and change count: a copy is a database of its own, with its own. */
 const BOOKKEEPING = new Set(['order_list_version']);

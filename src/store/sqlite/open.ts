@@ -4,16 +4,13 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { type MigrationListener, reportMigrations } from '../migrations.js';
 import { MIGRATIONS } from './migrations.js';
+import { SYNCHRONOUS_LEVELS, type SynchronousMode } from './settings.js';
 
 /**
  * A reader that holds a snapshot (a streamed list) keeps the write-ahead log from being reset, so it grows
  * meanwhile; SQLite keeps the file at its largest unless told to cut it back when it is next reset.
  */
 export const JOURNAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
-/** The synchronous settings the service allows, as SQLite numbers them (OFF is never one of them). */
-const SYNCHRONOUS_LEVELS = { FULL: 2, EXTRA: 3, NORMAL: 1 } as const;
-export type SynchronousMode = keyof typeof SYNCHRONOUS_LEVELS;
-export const SYNCHRONOUS_MODES = Object.keys(SYNCHRONOUS_LEVELS) as SynchronousMode[];
 
 export class DatabaseOpenError extends Error {
   override name = 'DatabaseOpenError';

@@ -9,18 +9,11 @@ import { Connection } from './connection.js';
 import { DeprecatedCallLog } from './deprecatedCalls.js';
 import { storeErrorFor } from './errors.js';
 import { Messages } from './messages.js';
-import { isWritable, openDatabase, type SynchronousMode } from './open.js';
+import { isWritable, openDatabase } from './open.js';
+import type { SqliteSettings } from './settings.js';
 import { Orders } from './orders.js';
 import { Pets } from './pets.js';
 
-export interface SqliteSettings {
-  /** How each commit reaches the disk. */
-  synchronous: SynchronousMode;
-  /** How long a statement blocks the thread waiting for another process's lock. */
-  busyTimeoutMs: number;
-  /** How long a write waits for another process's write lock before it fails (503); see groupCommit.ts. */
-  writeWaitMs: number;
-}
 
 export function openRepositories(path: string, settings: SqliteSettings, options: OpenOptions): Repositories {
   const { create, onMigrated } = options;
