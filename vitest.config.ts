@@ -1,10 +1,13 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { recordSelectedFiles } from './test/support/setupNeeds.js';
+import { recordSelectedFiles, testFilesNeeding, testFilesShowing } from './test/support/setupNeeds.js';
 
 // `VITEST_SUITE=faults` runs test/chaos alone, one file at a time: crashes, lock holders, full disks and a
 // soak under load would disturb each other's figures, and the rest of the suite.
 const faults = process.env.VITEST_SUITE === 'faults';
+// With CHAOS=1 (`npm run chaos`) the fault suite takes in every test whose size test/support/sizes.ts sets,
+// all at full size: PostgreSQL's kills and restarts and the delivery by many processes too.
+const chaos = faults && process.env.CHAOS === '1';
 // `VITEST_SUITE=postgres` (npm run test:postgres, with TEST_STORE=postgres) runs the files whose servers use
 // the store against PostgreSQL: every operation, the checks that read it (authentication, conditional
 // requests, quotas, probes), and the faults only PostgreSQL has. The rest of the HTTP suite answers
@@ -21,65 +24,49 @@ const onPostgres = [
   'test/workers.test.ts',
 ];
 const prism = process.env.CONTRACT_PROXY === 'prism';
-// The Prism pass (`npm run test:prism`) runs again the files that send requests through the contract
-// client (test/support/http.ts). These send none, only raw bytes that never pass through Prism, or
-// requests Prism cannot proxy (the docs page, a packed install, the generated fuzz), so a second run of
-// them proves nothing.
-// The CLI's files prove what the CLI does; the few API calls they make to see its effect (a list, a
-// cancel, a pet, a message) are the ones test/operations sends through Prism already.
-const notThroughPrism = [
+// The Prism pass (`npm run test:prism`) runs again the files that send requests through the contract client
+// (test/support/http.ts), which it puts Prism in front of: read from the files and the test modules they
+// import (test/support/setupNeeds.ts), so a file that sends none is never run twice for nothing.
+// These send some, yet Prism adds nothing to them, so they run directly only (test/scripts/testPrism.test.ts
+// holds each entry to a file that sends):
+export const directOnly = [
+  // The CLI's files prove what the CLI does; the few API calls they make to see its effect (a list, a
+  // cancel, a pet, a message) are the ones test/operations sends through Prism already.
   'test/cli/**',
-  'test/base62.test.ts',
-  'test/code/**',
-  'test/config.test.ts',
-  'test/contract/deprecation.test.ts',
-  'test/contract/errorCodes.test.ts',
-  'test/contract/parsedContract.test.ts',
-  'test/contract/servers.test.ts',
-  'test/contract/generatedRequests.test.ts',
-  'test/contract/generatedRequestsClient.test.ts',
-  'test/contract/instants.test.ts',
-  'test/contract/types.test.ts',
-  'test/docs/**',
-  'test/http/body.test.ts',
-  'test/http/conditional.test.ts',
+  // Only paths of no operation (/docs, /healthz, /metrics), which Prism does not carry.
+  'test/docs/routes.test.ts',
+  'test/package/version.test.ts',
+  'test/workers.test.ts',
   // Preflights are OPTIONS requests no operation of the contract has.
   'test/http/cors.test.ts',
-  'test/http/duplicateKeys.test.ts',
-  'test/http/framing.test.ts',
+  // Every spelling and method of every operation, to see which reach a handler: their answers are
+  // test/http/routing.test.ts's and the operations' own, which those send through Prism.
   'test/http/onePipeline.test.ts',
-  'test/http/operationTable.test.ts',
-  'test/http/rateLimit.test.ts',
-  'test/http/readJsonBody.test.ts',
-  'test/http/validationMessages.test.ts',
-  'test/keys.test.ts',
-  'test/operations/listOrdersBackpressure.test.ts',
-  'test/operations/v2/pageCursor.test.ts',
-  'test/package/**',
-  'test/scripts/**',
-  'test/serving/**',
+  // The bench's featured route beside the project: listOrders' answers, which test/operations sends through Prism.
+  'test/scripts/featuredRoute.test.ts',
+  // The process's start, stop and configuration: its one list is test/operations' own.
   'test/server.test.ts',
-  'test/store/**',
-  // Server processes of their own, which the Prism proxy does not stand in front of.
-  'test/scale/**',
-  'test/contract/webhooks.test.ts',
-  'test/telemetry/deprecatedCalls.test.ts',
-  'test/telemetry/logFormat.test.ts',
-  'test/telemetry/logs.test.ts',
-  'test/telemetry/metricsTable.test.ts',
-  'test/workers.test.ts',
 ];
 // VITEST_REPORT names the report of a run inside a run (test/chaos/packageScripts), which must not
 // overwrite the report .ci/run reads.
 const report =
   process.env.VITEST_REPORT ||
-  (faults ? 'vitest-faults' : postgres ? 'vitest-postgres' : prism ? 'vitest-prism' : 'vitest');
+  (chaos ? 'vitest-chaos' : faults ? 'vitest-faults' : postgres ? 'vitest-postgres' : prism ? 'vitest-prism' : 'vitest');
+
+/** The test files the run takes in. */
+function included(): string[] {
+  if (chaos) return ['test/chaos/**/*.test.ts', ...testFilesShowing(/\/sizes\.js['"]/)];
+  if (faults) return ['test/chaos/**/*.test.ts'];
+  if (postgres) return onPostgres;
+  if (prism) return testFilesNeeding('prism');
+  return ['test/**/*.test.ts'];
+}
 
 export default defineConfig({
   test: {
-    include: faults ? ['test/chaos/**/*.test.ts'] : postgres ? onPostgres : ['test/**/*.test.ts'],
+    include: included(),
     exclude:
-      faults || postgres ? [] : ['test/chaos/**', 'test/postgres/**', 'node_modules/**', ...(prism ? notThroughPrism : [])],
+      faults || postgres ? [] : ['test/chaos/**', 'test/postgres/**', 'node_modules/**', ...(prism ? directOnly : [])],
     fileParallelism: !faults,
     // Most files spend their time waiting on servers, sockets and timers: three of them at once keep two
     // cores busy (a clean CI run used 56% of them with two), where vitest would run one file at a time.

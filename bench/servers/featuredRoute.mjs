@@ -21,7 +21,7 @@ import { openBaselineDatabase, serializedOrderList } from './keyCheck.mjs';
 // The project's defaults; the bench sets the key's quota out of reach, as it does the project's.
 const LIMIT = Number(process.env.RATE_LIMIT_REQUESTS ?? 1_000);
 const FAILURES_PER_ADDRESS = Number(process.env.RATE_LIMIT_AUTH_FAILURES ?? 20);
-const WINDOW_MS = 60_000;
+const WINDOW_MS = 1000 * Number(process.env.RATE_LIMIT_WINDOW_SECONDS ?? 60);
 const POLICY = `"per-key";q=${LIMIT};w=${WINDOW_MS / 1000}`;
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 // Bounded, as the project's key cache and quota tables are: made-up keys or addresses must not grow memory.

@@ -7,9 +7,10 @@ import { ContractViolation } from '../support/contract.js';
 import { bootSettings, prepareDatabase, seededRandom, writeReport } from '../support/faults.js';
 import { validatingFetch } from '../support/http.js';
 import { spawnServer } from '../support/processes.js';
+import { size } from '../support/sizes.js';
 import { type ScratchDatabase, scratchDatabase } from '../support/storeBackends.js';
 
-const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 30);
+const ROUNDS = size('CRASH_ROUNDS');
 const WRITERS = 32;
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 2 ** 31);
 const MODES = ['FULL', 'EXTRA', 'NORMAL'] as const;

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CONTRACTS } from '../../scripts/contracts.mjs';
 import { STAGES } from '../../scripts/test-all.mjs';
 import { freePort } from '../support/postgresCluster.js';
+import { SIZES } from '../support/sizes.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -21,6 +22,7 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 /** Where each script that `npm test` does not run is run instead. */
 const RUN_ELSEWHERE: Record<string, string> = {
   test: 'CI itself (.ci/run): scripts/test-all.mjs runs the stages',
+  'test:node-line': "CI itself (.ci/run), on each Node.js line but the machine's: the stages of npm test that can depend on the line",
   prepack: 'test/package/pack.test.ts (npm pack)',
   prestart: 'this file (npm start)',
   start: 'this file',
@@ -174,11 +176,19 @@ describe('package.json scripts', () => {
     expect(output).toMatch(/Tests\s+\d+ passed/);
   });
 
-  it('npm run chaos runs the fault suite (one short test here)', async () => {
-    const { code, output } = await smoke('chaos', ['test/chaos/storage.test.ts', '-t', 'missing'], {
-      VITEST_REPORT: 'smoke-chaos',
-    });
+  it('npm run chaos runs the fault suite and every sized test, at full size (one short test run here)', async () => {
+    const files = ['test/chaos/storage.test.ts', 'test/chaos/crash.test.ts', 'test/scale/delivery.test.ts'];
+    // Sizes given to this run must not reach that one.
+    const unset = Object.fromEntries(Object.keys(SIZES).map((name) => [name, '']));
+    const { code, output } = await smoke('chaos', [...files, '-t', 'missing'], { ...unset, VITEST_REPORT: 'smoke-chaos' });
     expect(code, output).toBe(0);
     expect(output).toMatch(/Tests\s+1 passed/);
+    // The others are left out by name, yet their titles, which name their sizes, are in the run's report.
+    const report = JSON.parse(readFileSync(join(root, 'test-artifacts', 'smoke-chaos.json'), 'utf8')) as {
+      testResults: { assertionResults: { title: string }[] }[];
+    };
+    const titles = report.testResults.flatMap(({ assertionResults }) => assertionResults.map(({ title }) => title));
+    expect(titles).toContainEqual(expect.stringContaining(`in ${SIZES.CRASH_ROUNDS.chaos} rounds`));
+    expect(titles).toContainEqual(expect.stringContaining(`delivers ${SIZES.DELIVERY_MESSAGES.chaos} messages`));
   });
 });

@@ -1,7 +1,8 @@
 // Thousands of requests nobody wrote by hand, generated from openapi.yaml for every operation under /v1
 // and from openapi.v2.yaml for every operation under /v2, against a real server: valid ones, ones that break one rule, bad credentials and wrong methods. Each response must
-// honour the contract and the rule the request was made for. FUZZ_RUNS sets the requests per operation
-// (`npm run fuzz` runs 50,000); a failure prints its seed and path, and FUZZ_SEED/FUZZ_PATH replay it.
+// honour the contract and the rule the request was made for. Each operation gets one request of each rule
+// first, then FUZZ_RUNS more (300; `npm run fuzz` runs 50,000). The run's seed is in each title; a failure
+// prints its path too, and FUZZ_SEED/FUZZ_PATH replay it (with -t naming its operation).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -10,14 +11,11 @@ import { createKey, startServer, type TestServer } from '../support/server.js';
 import { expectationProblems } from '../support/fuzz/expectations.js';
 import { type OperationSpec, operations } from '../support/fuzz/operations.js';
 import { closeConnections, send } from '../support/fuzz/rawHttp.js';
-import { type Credentials, type FuzzCase, fuzzCases } from '../support/fuzz/requests.js';
+import { type Credentials, type FuzzCase, fuzzCases, oneCaseOfEachRule } from '../support/fuzz/requests.js';
 import { callerFor } from '../support/caller.js';
+import { FUZZ_SEED, replay } from '../support/fuzz/seed.js';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
-const replay = {
-  ...(process.env.FUZZ_SEED !== undefined && { seed: Number(process.env.FUZZ_SEED) }),
-  ...(process.env.FUZZ_PATH !== undefined && { path: process.env.FUZZ_PATH }),
-};
+const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 
 let server: TestServer;
 let credentials: Credentials;
@@ -79,9 +77,12 @@ function count(operation: OperationSpec, fuzzCase: FuzzCase): void {
 const cases = operations.map((operation) => ({ name: label(operation), operation }));
 
 describe.each(cases)('generated requests for $name', ({ operation }) => {
-  it(`answer ${RUNS} requests as the contract says`, { timeout: 0 }, async () => {
+  it(`answer one request of each rule, then ${RUNS} more, as the contract says (seed ${FUZZ_SEED})`, { timeout: 0 }, async () => {
+    const generated = fuzzCases(operation, credentials);
+    // fast-check counts its examples among its runs.
+    const examples = oneCaseOfEachRule(generated, FUZZ_SEED).map((fuzzCase): [FuzzCase] => [fuzzCase]);
     await fc.assert(
-      fc.asyncProperty(fuzzCases(operation, credentials), async (fuzzCase) => {
+      fc.asyncProperty(generated, async (fuzzCase) => {
         count(operation, fuzzCase);
         const response = await send(server.baseUrl, fuzzCase.request);
         const problems = expectationProblems(fuzzCase, response, operation);
@@ -91,7 +92,7 @@ describe.each(cases)('generated requests for $name', ({ operation }) => {
           );
         }
       }),
-      { numRuns: RUNS, ...replay },
+      { numRuns: examples.length + RUNS, examples, ...replay },
     );
   });
 });

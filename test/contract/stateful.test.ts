@@ -3,8 +3,8 @@
 // cancelled, an order is never listed again by v1 and every later cancel is 404. API v2 joins in: its
 // cancel, and walks through every page of its listOrders with filters while orders are cancelled, shipped,
 // added and imported between and during the page requests, held to the contract's stability promise.
-// STATEFUL_RUNS sets the number of sequences; a failure prints its seed, path and the shrunk sequence, and
-// FUZZ_SEED/FUZZ_PATH replay it.
+// STATEFUL_RUNS sets the number of sequences. The run's seed is in the title; a failure prints its path and
+// the shrunk sequence too, and FUZZ_SEED/FUZZ_PATH replay it.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type CliContext, CliError } from '../../src/cli/io.js';
@@ -14,12 +14,9 @@ import { apiClient, apiClientV2 } from '../support/http.js';
 import { createKey, startServer } from '../support/server.js';
 import { type ModelOrder, type OrderPick, orderPick, pickId } from '../support/orderModel.js';
 import { learnNewOrders, newOrder, PageWalk, pageWalks } from '../support/pageWalk.js';
+import { FUZZ_SEED, replay } from '../support/fuzz/seed.js';
 
 const RUNS = Number(process.env.STATEFUL_RUNS ?? 40);
-const replay = {
-  ...(process.env.FUZZ_SEED !== undefined && { seed: Number(process.env.FUZZ_SEED) }),
-  ...(process.env.FUZZ_PATH !== undefined && { path: process.env.FUZZ_PATH }),
-};
 
 interface Model {
   orders: Map<number, ModelOrder>;
@@ -144,7 +141,7 @@ const commands = [
 
 describe('generated sequences of API calls and CLI commands', () => {
   it(
-    `agree with the model of order states after every step (${RUNS} sequences)`,
+    `agree with the model of order states after every step (${RUNS} sequences, seed ${FUZZ_SEED})`,
     { timeout: 0 },
     async () => {
       await fc.assert(

@@ -3,7 +3,10 @@ import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../', import.meta.url);
-const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { engines: { node: string } };
+const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
+  engines: { node: string };
+  devDependencies: Record<string, string>;
+};
 const lock = JSON.parse(readFileSync(new URL('package-lock.json', root), 'utf8')) as {
   packages: Record<string, { version?: string; engines?: unknown }>;
 };
@@ -36,6 +39,10 @@ describe('package.json engines', () => {
 
   it('claims exactly the Node.js lines .ci/run tests: no untested line, no tested line left out', () => {
     expect(claimedMajors()).toEqual([...testedMajors()].sort((a, b) => a - b));
+  });
+
+  it('types the code with the oldest line\'s @types/node, so that an API that line lacks does not compile', () => {
+    expect(semver.minVersion(pkg.devDependencies['@types/node'] ?? '')?.major).toBe(Math.min(...testedMajors()));
   });
 
   it('claims nothing that a locked dependency refuses in its own engines (npm ci warns EBADENGINE on none)', () => {

@@ -3,10 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdminStore } from '../../src/store/store.js';
 import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { size } from '../support/sizes.js';
 import { type ScratchDatabase, scratchDatabase, storeBackend } from '../support/storeBackends.js';
 
-/** INSTANCE_KILL_ROUNDS: CI runs fewer (.ci/run); `npm test` runs 30. */
-const ROUNDS = Number(process.env.INSTANCE_KILL_ROUNDS ?? 30);
+const ROUNDS = size('INSTANCE_KILL_ROUNDS');
 const WRITERS = 32;
 const ORDERS = 20_000;
 
@@ -87,5 +87,5 @@ describe.skipIf(!storeBackend('postgres').available)('one server of three killed
     expect(queued.filter((id) => !messages.has(id))).toEqual([]);
     console.log(`${ROUNDS} kills: ${cancelled.length} cancels and ${queued.length} messages acknowledged, all stored`);
     // A hang guard: each round restarts a server, which takes seconds on a machine busy with other work.
-  }, ROUNDS * 20_000);
+  }, 180_000 + ROUNDS * 20_000);
 });

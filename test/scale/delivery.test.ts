@@ -1,15 +1,16 @@
 // Many processes deliver one queue together: three servers on one PostgreSQL database, and two workers on one
-// SQLite file. 32 writers send 5,000 messages through them, spread over the processes; the receiver gets
-// every one, each once (no process is killed here, so none may come twice), each account's in the order its
-// 202s came, every signature verified.
+// SQLite file. 32 writers send DELIVERY_MESSAGES messages (test/support/sizes.ts) through them, spread over
+// the processes; the receiver gets every one, each once (no process is killed here, so none may come twice),
+// each account's in the order its 202s came, every signature verified.
 import { setTimeout } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { runCliInProcess } from '../support/commandLine.js';
+import { type ServerProcess, spawnServer } from '../support/processes.js';
 import { type Receiver, startReceiver, until } from '../support/receiver.js';
+import { size } from '../support/sizes.js';
 import { type ScratchDatabase, scratchDatabase, STORE_BACKENDS } from '../support/storeBackends.js';
 
-// DELIVERY_MESSAGES: fewer on the Node lines that only check that delivery works there (.ci/run).
-const MESSAGES = Number(process.env.DELIVERY_MESSAGES ?? 5_000);
+const MESSAGES = size('DELIVERY_MESSAGES');
 const WRITERS = 32;
 
 /** Three servers on PostgreSQL; on SQLite, one server of two workers (the file's own way to scale). */
@@ -58,7 +59,7 @@ describe.each(STORE_BACKENDS)('delivery by many processes on one $kind database'
 
   it(`delivers ${MESSAGES} messages from ${WRITERS} writers: each once, each account's in order`, async () => {
     const env = { DATABASE_URL: database.url };
-    expect((await runCli(['init'], env)).code).toBe(0);
+    expect((await runCliInProcess(['init'], env)).code).toBe(0);
     const { servers: count, workers } = TOPOLOGY[backend.kind];
     servers = await Promise.all(
       Array.from({ length: count }, () =>
@@ -76,7 +77,7 @@ describe.each(STORE_BACKENDS)('delivery by many processes on one $kind database'
     );
     const keys: string[] = [];
     for (let writer = 0; writer < WRITERS; writer++) {
-      keys.push((await runCli(['keys', 'create', '--account', `writer ${writer}`], env)).stdout.trim());
+      keys.push((await runCliInProcess(['keys', 'create', '--account', `writer ${writer}`], env)).stdout.trim());
     }
     // Each writer sends its share one after another, each to the next server in turn.
     const sent = await Promise.all(
@@ -93,7 +94,7 @@ describe.each(STORE_BACKENDS)('delivery by many processes on one $kind database'
     await until(() => receiver.counts().size === MESSAGES);
     // Every message is delivered in the store too: no attempt is still in flight to come twice.
     await until(async () => {
-      const { stdout } = await runCli(['messages', 'list', '--status', 'queued', '--limit', '1'], env);
+      const { stdout } = await runCliInProcess(['messages', 'list', '--status', 'queued', '--limit', '1'], env);
       return stdout.trim() === '[]';
     });
     expect(receiver.rejected).toEqual([]);
@@ -101,12 +102,13 @@ describe.each(STORE_BACKENDS)('delivery by many processes on one $kind database'
     expect(twice).toEqual([]);
     // On a failure, the messages tried more than once say why: an attempt that failed lets later ones pass.
     const retried = async () =>
-      (JSON.parse((await runCli(['messages', 'list'], env)).stdout) as { id: string; attempts: number; lastError?: string }[])
+      (JSON.parse((await runCliInProcess(['messages', 'list'], env)).stdout) as { id: string; attempts: number; lastError?: string }[])
         .filter(({ attempts }) => attempts > 1);
     for (const [writer, ids] of sent.entries()) {
       const received = receiver.deliveries.filter(({ payload }) => payload.account === `writer ${writer}`);
       const inOrder = received.map(({ payload }) => payload.id).join() === ids.join();
       expect(inOrder, inOrder ? '' : `writer ${writer} out of order; tried again: ${JSON.stringify(await retried())}`).toBe(true);
     }
-  });
+    // A hang guard that grows with the messages: a busy machine took minutes for 5,000.
+  }, 180_000 + MESSAGES * 60);
 });

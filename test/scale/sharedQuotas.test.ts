@@ -7,12 +7,16 @@ import { setTimeout } from 'node:timers/promises';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keyDigest } from '../../src/keys.js';
-import { runCli, type ServerProcess, spawnServer, untilWorkersListen } from '../support/processes.js';
+import { runCliInProcess } from '../support/commandLine.js';
+import { type ServerProcess, spawnServer, untilWorkersListen } from '../support/processes.js';
 import { scratchDatabase, STORE_BACKENDS, storeBackend } from '../support/storeBackends.js';
 
 const QUOTA = 100;
-/** One window holds the whole test: an hour, which the test keeps clear of its end. */
-const WINDOW_SECONDS = 3_600;
+/**
+ * One window holds the whole test: the longest the setting takes (2001-09-09 to 2033-05-18), which the test
+ * keeps clear of its end. An hour's ended within a minute of a test one run in sixty, which then waited it out.
+ */
+const WINDOW_SECONDS = 999_999_999;
 /**
  * Many at once, but no more than each server's pool of 10 connections takes (8 each of three): a request
  * that waits past the pool's 2 s for one is answered 503, which a busy machine would make of
@@ -57,8 +61,8 @@ const SERVICES: Service[] = STORE_BACKENDS.map(({ kind, available, sharedQuotas 
 }));
 
 async function initWithKey(url: string): Promise<string> {
-  expect((await runCli(['init'], { DATABASE_URL: url })).code).toBe(0);
-  return (await runCli(['keys', 'create', '--account', 'acme'], { DATABASE_URL: url })).stdout.trim();
+  expect((await runCliInProcess(['init'], { DATABASE_URL: url })).code).toBe(0);
+  return (await runCliInProcess(['keys', 'create', '--account', 'acme'], { DATABASE_URL: url })).stdout.trim();
 }
 
 async function stopAll(servers: ServerProcess[]): Promise<void> {
@@ -172,7 +176,7 @@ describe.skipIf(!storeBackend('postgres').available)('three servers whose shared
     await initWithKey(database.url);
     const keys = [];
     for (const account of ['warm-1', 'warm-2', 'hammered']) {
-      keys.push((await runCli(['keys', 'create', '--account', account], { DATABASE_URL: database.url })).stdout.trim());
+      keys.push((await runCliInProcess(['keys', 'create', '--account', account], { DATABASE_URL: database.url })).stdout.trim());
     }
     const servers = await Promise.all(
       [0, 1, 2].map(() =>

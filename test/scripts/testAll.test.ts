@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { STAGES } from '../../scripts/test-all.mjs';
+import { NODE_LINE_STAGES, STAGES } from '../../scripts/test-all.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const folder = mkdtempSync(join(tmpdir(), 'store-orders-test-all-'));
@@ -24,10 +24,10 @@ exit 0
 );
 chmodSync(fakeNpm, 0o755);
 
-function runAll(failing: string[]): { code: number | null; stdout: string; ran: string[] } {
-  const log = join(folder, `ran-${failing.join('-') || 'none'}`);
+function runAll(failing: string[], args: string[] = []): { code: number | null; stdout: string; ran: string[] } {
+  const log = join(folder, `ran-${[...args, ...failing].join('-') || 'none'}`);
   appendFileSync(log, '');
-  const run = spawnSync(process.execPath, ['scripts/test-all.mjs'], {
+  const run = spawnSync(process.execPath, ['scripts/test-all.mjs', ...args], {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, PATH: `${folder}:${process.env.PATH}`, STAGES_RUN: log, FAIL_STAGES: failing.join(' ') },
@@ -62,7 +62,7 @@ describe('npm test', () => {
     expect(summaryLine(stdout, 'lint')).toMatch(/ failed +\d+ s {2}\(exit 3\)$/);
     expect(summaryLine(stdout, 'test:only')).toMatch(/ failed +\d+ s {2}\(exit 3\)$/);
     expect(summaryLine(stdout, 'test:faults')).toMatch(/ passed +\d+ s$/);
-    expect(stdout).toContain('npm test: 2 of 9 stages did not pass');
+    expect(stdout).toContain(`npm test: 2 of ${STAGES.length} stages did not pass`);
   });
 
   it('runs no test stage when the build fails, and says why', () => {
@@ -72,5 +72,26 @@ describe('npm test', () => {
     for (const script of ['test:only', 'test:prism', 'test:faults', 'test:postgres']) {
       expect(summaryLine(stdout, script)).toMatch(/ not run +\(needs build, which failed\)$/);
     }
+  });
+});
+
+describe('npm run test:node-line', () => {
+  it('runs the build, the suite and the fault suite, in that order, and none of the checks of files', () => {
+    const { code, stdout, ran } = runAll([], ['--node-line']);
+    expect(ran).toEqual(['build', 'test:only', 'test:faults']);
+    expect(NODE_LINE_STAGES.map(({ script }) => script)).toEqual(ran);
+    expect(code).toBe(0);
+    expect(stdout).toContain('npm run test:node-line: every stage passed');
+  });
+
+  it('goes on after the suite fails, and runs no test stage when the build fails', () => {
+    const afterSuite = runAll(['test:only'], ['--node-line']);
+    expect(afterSuite.ran).toEqual(['build', 'test:only', 'test:faults']);
+    expect(afterSuite.code).toBe(1);
+    expect(afterSuite.stdout).toContain('npm run test:node-line: 1 of 3 stages did not pass');
+    const afterBuild = runAll(['build'], ['--node-line']);
+    expect(afterBuild.ran).toEqual(['build']);
+    expect(afterBuild.code).toBe(1);
+    expect(summaryLine(afterBuild.stdout, 'test:faults')).toMatch(/ not run +\(needs build, which failed\)$/);
   });
 });

@@ -7,9 +7,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seededRandom, writeReport } from './faults.js';
 import { runCli, type ServerProcess, spawnServer } from './processes.js';
 import { type Receiver, startReceiver, until } from './receiver.js';
+import { size } from './sizes.js';
 import { type ScratchDatabase, scratchDatabase, type StoreBackend } from './storeBackends.js';
 
-const ROUNDS = Number(process.env.DELIVERY_CRASH_ROUNDS ?? 20);
+const ROUNDS = size('DELIVERY_CRASH_ROUNDS');
 const WRITERS = 8;
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 2 ** 31);
 
@@ -90,6 +91,7 @@ export function deliveryCrashRounds(backend: StoreBackend): void {
       expect(receiver.deliveries.every(({ webhookId, payload }) => webhookId === payload.id)).toBe(true);
       const twice = [...receiver.counts().values()].filter((times) => times > 1).length;
       writeReport(`delivery-crash-${backend.kind}`, { seed: SEED, rounds: ROUNDS, acknowledged: acknowledged.length, twice });
-    });
+      // A hang guard: each round restarts a server, which takes seconds on a machine busy with other work.
+    }, 180_000 + ROUNDS * 20_000);
   });
 }

@@ -10,6 +10,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { runNeeds } from './setupNeeds.js';
 
 /** Each version's contract, which its Prism proxies. */
 const CONTRACTS = { v1: 'openapi.yaml', v2: 'openapi.v2.yaml' } as const;
@@ -88,7 +89,8 @@ function stopPrism({ prism, log }: RunningPrism, logFile: string): string[] {
 }
 
 export default async function prismProxy(project: TestProject): Promise<(() => Promise<void>) | undefined> {
-  if (process.env.CONTRACT_PROXY !== 'prism') {
+  // In the pass through Prism, and only when a selected file sends through the contract client.
+  if (process.env.CONTRACT_PROXY !== 'prism' || !runNeeds('prism')) {
     project.provide('prismUrls', undefined);
     return undefined;
   }

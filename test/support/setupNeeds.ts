@@ -1,18 +1,25 @@
 // Which global set-ups a run needs, from the test files it selected: one unit test file alone should not
 // wait for a build, two SDK generations and Prism. A file needs dist/ built when it, or a module of test/ it
 // imports, names dist/ or bench/ or starts a process (the server, the CLI, scripts and npm all run as
-// processes); it needs the hey-api SDKs when it imports them. The sources are read, so a new test file
-// needs no declaration. src/ is not followed: the tests run its modules in-process, from source.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+// processes); it needs the hey-api SDKs when it imports them; it needs Prism (the pass through Prism runs
+// it again) when it sends requests through the contract client, test/support/http.ts, the one client the
+// pass puts Prism in front of. The sources are read, so a new test file needs no declaration. src/ is not
+// followed: the tests run its modules in-process, from source.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Reporter, TestSpecification } from 'vitest/node';
 
-export type SetUp = 'build' | 'heyApiSdk';
+export type SetUp = 'build' | 'heyApiSdk' | 'prism';
+
+/** What test/support/http.ts exports that sends a request through validatingFetch, which Prism stands in front of. */
+export const CONTRACT_CLIENT = ['validatingFetch', 'apiClient', 'apiClientV2', 'rawRequest'];
 
 const SIGNS: Record<SetUp, RegExp> = {
   build: /\bdist\/|\bbench\/|node:child_process/,
   heyApiSdk: /hey-api-sdk/,
+  // A value import (`import type { … }` sends nothing) of the contract client from test/support/http.ts.
+  prism: new RegExp(`\\bimport\\s*\\{[^}]*\\b(?:${CONTRACT_CLIENT.join('|')})\\b[^}]*\\}\\s*from\\s*['"][^'"]*\\/http\\.js['"]`),
 };
 
 // The reporter below and the global set-ups are loaded apart (the set-ups through vitest's module runner),
@@ -57,6 +64,11 @@ function importClosure(file: string, within: string): string[] {
   return [...seen];
 }
 
+/** Whether the test file (an absolute path) needs `setUp`: it, or a module of test/ it imports, shows the sign. */
+export function fileNeeds(file: string, setUp: SetUp): boolean {
+  return importClosure(file, TEST_ROOT).some((module) => SIGNS[setUp].test(readFileSync(module, 'utf8')));
+}
+
 /**
  * Whether the run needs `setUp`. When the selection is unknown (vitest asked for something other than a
  * run, or a --reporter on the command line replaced the recorder), every set-up runs.
@@ -64,7 +76,18 @@ function importClosure(file: string, within: string): string[] {
 export function runNeeds(setUp: SetUp): boolean {
   const selected = (globalThis as WithSelection)[SELECTED];
   if (selected === undefined) return true;
-  return selected.some((file) =>
-    importClosure(file, TEST_ROOT).some((module) => SIGNS[setUp].test(readFileSync(module, 'utf8'))),
-  );
+  return selected.some((file) => fileNeeds(file, setUp));
 }
+
+/** The test files under test/, relative to the project's root (`test/…/x.test.ts`), that show `sign`. */
+export function testFilesShowing(sign: RegExp): string[] {
+  const projectRoot = dirname(TEST_ROOT.replace(/\/$/, ''));
+  return readdirSync(TEST_ROOT, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.test.ts'))
+    .map((path) => join('test', path))
+    .filter((path) => importClosure(join(projectRoot, path), TEST_ROOT).some((module) => sign.test(readFileSync(module, 'utf8'))))
+    .sort();
+}
+
+/** The test files that need `setUp`. */
+export const testFilesNeeding = (setUp: SetUp): string[] => testFilesShowing(SIGNS[setUp]);
