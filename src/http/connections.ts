@@ -13,6 +13,7 @@
 // keep-alive timeout applies, and before a request's headers are in, its headers timeout.
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { connectionAccepted } from '../eventLoopTurns.js';
 
 /** What the connections are held to. */
 export interface ConnectionLimits {
@@ -45,6 +46,8 @@ export function superviseConnections(
   let turns = 0;
 
   server.on('connection', (socket: Counted) => {
+    // The work done a slice a turn waits while connections are being accepted, one a turn.
+    connectionAccepted();
     if (open.size >= maxConnections) {
       const longestIdle = longestIdleOf(open);
       if (longestIdle === undefined) {

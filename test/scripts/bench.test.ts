@@ -64,6 +64,8 @@ describe('npm run bench', () => {
         /^\| v2 listOrders, status=shipped \(1%\) \| [\d.]+ req\/s \| naive OFFSET [\d.]+ \| [\d.]+× naive OFFSET \|$/m,
         /^\| v2 walk of every page \(limit 1,000\), 20,000 orders \(\d+ MB\) \| \d+ ms \| v1 list \d+ ms; naive OFFSET walk \d+ ms \| [\d.]+× v1 list, [\d.]+× naive OFFSET walk \|$/m,
         /^\| 202 to delivery, \d+ msg\/s from 16 accounts, instant receiver \| median [\d.]+ ms \| p99 [\d.]+ ms after the first round; rounds' medians [\d.]+ ms; \d+ messages \| median ≤ 100 ms \|$/m,
+        /^\| \/healthz, 200 clients that never read the long list, 20,000 orders \| median [\d.]+ ms, p99 \d+ ms, max \d+ ms \| \d+ probes; last round: \d+ lists streamed, \d+ 503s; the server's event loop held ≤ \d+ ms \| p99 < 100 ms \|$/m,
+        /^\| \/healthz, 100 clients reading the long list in a loop, once connected, 20,000 orders \| median [\d.]+ ms, p99 \d+ ms, max \d+ ms \| \d+ probes; last round: \d+ lists, \d+ 503s, \d+ other; while they connected \(\d+ ms\) \d+ probes, max \d+ ms; the server's event loop held ≤ \d+ ms \| p99 < 100 ms \|$/m,
       ]) {
         expect(run.stdout).toMatch(row);
       }
@@ -92,7 +94,7 @@ describe('npm run bench', () => {
     const run = await runBench({ BENCH_ONLY: 'cold,lists', BENCH_SMOKE: '1' });
     expect(run.signal).toBeNull();
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('BENCH_ONLY names no scenario "lists"; the scenarios: list,write,cold,big,workers,postgres,quota,pages,delivery');
+    expect(run.stderr).toContain('BENCH_ONLY names no scenario "lists"; the scenarios: list,write,cold,big,workers,postgres,quota,pages,delivery,crowd');
     expect(run.stdout).toBe('');
   });
 

@@ -8,6 +8,7 @@
 // while the server runs): a connection per list would leak a file handle and its memory with every list.
 import { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
+import { SliceTurns } from '../../eventLoopTurns.js';
 
 // A field the store has no value for is left out. Plain concatenation is faster than json_object; the
 // only text field goes through json_quote.
@@ -21,9 +22,9 @@ const ORDERS_AS_JSON = `
   FROM orders WHERE status <> 'cancelled' ORDER BY id`;
 
 /**
- * The rows read in one turn of the event loop, over every list being streamed: one batch. SQLite reads
- * synchronously, so a turn that read a batch for each of many fast lists would keep every other request
- * waiting for all of them.
+ * The rows read in one turn of the event loop, over every list being streamed: one batch, and none in a turn
+ * that accepted a connection (eventLoopTurns.ts). SQLite reads synchronously, so a turn that read a batch for
+ * each of many fast lists would keep every other request waiting for all of them.
  */
 export const ROWS_PER_TURN = 2_000;
 
@@ -38,7 +39,7 @@ interface Reader {
 /** At most `capacity` order lists streamed at once, each from its own snapshot. */
 export class OrderListReaders {
   readonly #idle: Reader[] = [];
-  readonly #turns = new Turns();
+  readonly #turns = new SliceTurns();
   #open = 0;
   #closed = false;
 
@@ -84,35 +85,12 @@ export class OrderListReaders {
   }
 }
 
-/** The lists waiting for rows, served one batch a turn, in the order they asked. */
-class Turns {
-  readonly #waiting: (() => void)[] = [];
-  #scheduled = false;
-
-  /** Runs `readBatch` in a coming turn, alone. */
-  request(readBatch: () => void): void {
-    this.#waiting.push(readBatch);
-    this.#schedule();
-  }
-
-  #schedule(): void {
-    if (this.#scheduled || this.#waiting.length === 0) return;
-    this.#scheduled = true;
-    setImmediate(() => {
-      this.#scheduled = false;
-      // A batch handed on may ask for the next one at once: that request waits for a later turn.
-      this.#waiting.shift()?.();
-      this.#schedule();
-    });
-  }
-}
-
 /**
  * `rows` in batches, an object-mode stream of string arrays. `release` runs once, when the rows have been
  * read to their end or the stream is destroyed (the client went away), after the rows' iterator has let go
  * of its snapshot.
  */
-function rowBatches(rows: IterableIterator<string>, turns: Turns, release: () => void): Readable {
+function rowBatches(rows: IterableIterator<string>, turns: SliceTurns, release: () => void): Readable {
   let released = false;
   const finish = () => {
     if (released) return;
