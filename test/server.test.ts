@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rawRequest } from './support/http.js';
-import { CLI_ENTRY, runCli, spawnServer, untilLogged } from './support/processes.js';
+import { runCliInProcess } from './support/commandLine.js';
+import { CLI_ENTRY, spawnServer, untilLogged } from './support/processes.js';
 
 let folder: string;
 beforeEach(() => {
@@ -65,7 +66,7 @@ describe('the server process', () => {
     const dbPath = join(folder, 'store.db');
     // At debug, the server logs each request as it arrives: the test signals once it has this one.
     const server = await spawnServer({ DATABASE_URL: dbPath, LOG_LEVEL: 'debug' });
-    const key = (await runCli(['keys', 'create', '--account', 'acme'], { DATABASE_URL: dbPath })).stdout
+    const key = (await runCliInProcess(['keys', 'create', '--account', 'acme'], { DATABASE_URL: dbPath })).stdout
       .trim()
       .split('\n')
       .at(-1);
@@ -111,14 +112,14 @@ describe('the server process', () => {
     // The answer closes its connection rather than leave it to hold the stop open until keep-alive runs out.
     expect(connection).toBe('close');
     expect(finished.stdout).toContain('stopped');
-    const messages = await runCli(['messages', 'list'], { DATABASE_URL: dbPath });
+    const messages = await runCliInProcess(['messages', 'list'], { DATABASE_URL: dbPath });
     expect(JSON.parse(messages.stdout)).toHaveLength(1);
   });
 
   it('logs JSON lines with the request id and without the key', async () => {
     const dbPath = join(folder, 'store.db');
-    await runCli(['init'], { DATABASE_URL: dbPath });
-    const key = (await runCli(['keys', 'create', '--account', 'acme'], { DATABASE_URL: dbPath })).stdout
+    await runCliInProcess(['init'], { DATABASE_URL: dbPath });
+    const key = (await runCliInProcess(['keys', 'create', '--account', 'acme'], { DATABASE_URL: dbPath })).stdout
       .trim()
       .split('\n')
       .at(-1) as string;

@@ -9,6 +9,7 @@ import { assertHonoursContract } from './support/contract.js';
 import { rawRequest } from './support/http.js';
 import { allSamples, type Scrape, valueOf } from './support/metrics.js';
 import { parsePrometheusText } from './support/prometheusText.js';
+import { runCliInProcess } from './support/commandLine.js';
 import { CLI_ENTRY, type Finished, runCli, type ServerProcess, spawnServer } from './support/processes.js';
 import { SERVER_BACKEND, useScratchDatabase } from './support/storeBackends.js';
 
@@ -121,7 +122,7 @@ async function startWorkers(env: NodeJS.ProcessEnv = {}): Promise<{ server: Serv
   const server = await spawnServer({ ...scratch.env, WORKERS: '2', LOG_FORMAT: 'json', ...env });
   scratch.servers.push(server);
   await untilLogged(server, (lines) => listening(lines).size === 2);
-  const created = await runCli(['keys', 'create', '--account', 'acme'], scratch.env);
+  const created = await runCliInProcess(['keys', 'create', '--account', 'acme'], scratch.env);
   return { server, key: created.stdout.trim().split('\n').at(-1) as string };
 }
 
@@ -185,7 +186,7 @@ describe('WORKERS=2', () => {
     expect(failures.filter((code) => code === 'NO_ANSWER').length).toBeLessThanOrEqual(1);
     expect(failures.length).toBeLessThanOrEqual(8);
     console.log(`killed worker under load: ${statuses.length} answered 202, cut off: ${failures.join(', ') || 'none'}`);
-    const stored = JSON.parse((await runCli(['messages', 'list'], scratch.env)).stdout) as { message: string }[];
+    const stored = JSON.parse((await runCliInProcess(['messages', 'list'], scratch.env)).stdout) as { message: string }[];
     const kept = new Set(stored.map(({ message }) => message));
     expect(acknowledged.filter((id) => !kept.has(id))).toEqual([]);
   });
@@ -234,7 +235,7 @@ describe('WORKERS=2', () => {
       expect.objectContaining({ signal, workers: 2 }),
     ]);
     expect(primary.at(-1)?.msg).toBe('stopped');
-    const stored = JSON.parse((await runCli(['messages', 'list'], scratch.env)).stdout) as { message: string }[];
+    const stored = JSON.parse((await runCliInProcess(['messages', 'list'], scratch.env)).stdout) as { message: string }[];
     expect(stored.map(({ message }) => message).sort()).toEqual(slow.map(({ id }) => id));
   });
 
@@ -407,7 +408,7 @@ describe('WORKERS=2 that cannot start', () => {
   });
 
   it('exits 1 with the single server’s own line when the port is taken', async () => {
-    await runCli(['init'], scratch.env);
+    await runCliInProcess(['init'], scratch.env);
     const holder = createServer().listen(0, '127.0.0.1');
     await new Promise((resolve) => holder.once('listening', resolve));
     try {

@@ -9,6 +9,7 @@ import {
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../support/commandLine.js';
 import { apiClient } from '../support/http.js';
 import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
 import { useScratchDatabase } from '../support/storeBackends.js';
@@ -67,15 +68,16 @@ function writeContinuously(baseUrl: string, key: string) {
 describe('store-orders backup FILE', () => {
   it('copies, while the server takes writes, every write acknowledged before it began, consistently', async () => {
     const server = await start(scratch.env.DATABASE_URL, true);
-    const key = (await runCli(['keys', 'create', '--account', 'acme'], scratch.env)).stdout.trim();
+    const key = (await runCliInProcess(['keys', 'create', '--account', 'acme'], scratch.env)).stdout.trim();
     const orders = join(scratch.folder, 'orders.json');
     writeFileSync(orders, JSON.stringify(Array.from({ length: ORDERS }, (_, i) => ({ petId: i + 1, quantity: 1 }))));
-    expect((await runCli(['orders', 'import', orders], scratch.env)).code).toBe(0);
+    expect((await runCliInProcess(['orders', 'import', orders], scratch.env)).code).toBe(0);
 
     const load = writeContinuously(server.baseUrl, key);
     await load.started;
     const before = [...load.acknowledged];
     const copy = join(scratch.folder, 'copy.db');
+    // As a process, beside the server's: the family's run of the real CLI.
     const backup = await runCli(['backup', copy], scratch.env);
     const duringBackup = load.acknowledged.length - before.length;
     await load.stop();
@@ -114,10 +116,10 @@ describe('store-orders backup FILE', () => {
   });
 
   it('never overwrites a file: an existing FILE is refused with exit 1 and left as it was', async () => {
-    expect((await runCli(['init'], scratch.env)).code).toBe(0);
+    expect((await runCliInProcess(['init'], scratch.env)).code).toBe(0);
     const existing = join(scratch.folder, 'existing.db');
     writeFileSync(existing, 'keep me');
-    const result = await runCli(['backup', existing], scratch.env);
+    const result = await runCliInProcess(['backup', existing], scratch.env);
     expect(result).toMatchObject({
       code: 1,
       stdout: '',
@@ -128,17 +130,17 @@ describe('store-orders backup FILE', () => {
   });
 
   it('gives the copy the permissions of the database file, which may be kept from other users', async () => {
-    expect((await runCli(['init'], scratch.env)).code).toBe(0);
+    expect((await runCliInProcess(['init'], scratch.env)).code).toBe(0);
     chmodSync(scratch.env.DATABASE_URL, 0o600);
     const copy = join(scratch.folder, 'copy.db');
-    expect((await runCli(['backup', copy], scratch.env)).code).toBe(0);
+    expect((await runCliInProcess(['backup', copy], scratch.env)).code).toBe(0);
     expect(statSync(copy).mode & 0o777).toBe(0o600);
   });
 
   it('refuses a FILE whose folder does not exist, and creates nothing', async () => {
-    expect((await runCli(['init'], scratch.env)).code).toBe(0);
+    expect((await runCliInProcess(['init'], scratch.env)).code).toBe(0);
     const file = join(scratch.folder, 'typo', 'copy.db');
-    const result = await runCli(['backup', file], scratch.env);
+    const result = await runCliInProcess(['backup', file], scratch.env);
     expect(result).toMatchObject({
       code: 1,
       stderr: `store-orders: cannot back up to ${file}: its folder does not exist\n`,

@@ -3,6 +3,7 @@
 // backend whose schema is not this build's is refused.
 import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../support/commandLine.js';
 import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
 import { type ScratchDatabase, scratchDatabase, STORE_BACKENDS, useScratchDatabase } from '../support/storeBackends.js';
 
@@ -18,7 +19,7 @@ describe('store-orders copy', () => {
       ['copy', '--from', 'mysql://db/orders', '--to', 'x.db'],
       ['copy', '--from', file('a.db'), '--to', `file://${file('a.db')}`],
     ]) {
-      const result = await runCli(args, { DATABASE_URL: '/nonexistent/store.db' });
+      const result = await runCliInProcess(args, { DATABASE_URL: '/nonexistent/store.db' });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toContain('store-orders copy --help');
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -27,12 +28,13 @@ describe('store-orders copy', () => {
 
   it('copies the file at DATABASE_URL with --to alone, as 1.4.0 documented', async () => {
     const source = file('source.db');
-    expect((await runCli(['init'], { DATABASE_URL: source })).code).toBe(0);
-    expect((await runCli(['keys', 'create', '--account', 'acme'], { DATABASE_URL: source })).code).toBe(0);
+    expect((await runCliInProcess(['init'], { DATABASE_URL: source })).code).toBe(0);
+    expect((await runCliInProcess(['keys', 'create', '--account', 'acme'], { DATABASE_URL: source })).code).toBe(0);
+    // As a process: the family's run of the real CLI.
     const copied = await runCli(['copy', '--to', file('target.db')], { DATABASE_URL: source });
     expect(copied.code, copied.stderr).toBe(0);
     expect(copied.stdout).toMatch(/^copied .*source\.db to .*target\.db: 1 accounts, 0 orders, 0 pets, 1 api keys,/);
-    const listed = await runCli(['keys', 'list'], { DATABASE_URL: file('target.db') });
+    const listed = await runCliInProcess(['keys', 'list'], { DATABASE_URL: file('target.db') });
     expect(JSON.parse(listed.stdout)).toMatchObject([{ account: 'acme' }]);
   });
 });
@@ -48,12 +50,12 @@ describe.each(STORE_BACKENDS)('store-orders copy from $kind', (backend) => {
   });
 
   it("refuses a source whose schema is not this build's, and writes nothing", async () => {
-    expect((await runCli(['init'], { DATABASE_URL: source.url })).code).toBe(0);
+    expect((await runCliInProcess(['init'], { DATABASE_URL: source.url })).code).toBe(0);
     const { latest } = backend.migrations;
     for (const version of [latest - 1, latest + 1]) {
       await source.stampSchemaVersion(version);
       const target = `${source.folder}/copy-${version}.db`;
-      const copied = await runCli(['copy', '--from', source.url, '--to', target], {});
+      const copied = await runCliInProcess(['copy', '--from', source.url, '--to', target], {});
       expect(copied.code).toBe(1);
       expect(copied.stderr).toContain(`the source's schema is version ${version}`);
       expect(existsSync(target)).toBe(false);
@@ -71,7 +73,8 @@ describe.each(PAIRS)('store-orders copy from $from.kind to $to.kind', ({ from, t
   beforeEach(async ({ skip }) => {
     if (!from.available || !to.available) skip(from.unavailable ?? to.unavailable);
     source = await scratchDatabase(from.kind);
-    target = await scratchDatabase(to.kind);
+    // Empty: the copy makes the target's schema.
+    target = await scratchDatabase(to.kind, { schema: 'empty' });
   });
 
   afterEach(async () => {
@@ -80,7 +83,7 @@ describe.each(PAIRS)('store-orders copy from $from.kind to $to.kind', ({ from, t
     await Promise.all([source.drop(), target.drop()]);
   });
 
-  const cli = (args: string[], on: ScratchDatabase) => runCli(args, { DATABASE_URL: on.url });
+  const cli = (args: string[], on: ScratchDatabase) => runCliInProcess(args, { DATABASE_URL: on.url });
   const call = (server: ServerProcess, path: string, key: string, init: RequestInit = {}) =>
     fetch(`${server.baseUrl}/v1${path}`, {
       ...init,
@@ -125,7 +128,7 @@ describe.each(PAIRS)('store-orders copy from $from.kind to $to.kind', ({ from, t
 
     // Copied while the source's server still runs; DATABASE_URL names neither.
     const copy = ['copy', '--from', source.url, '--to', target.url];
-    const copied = await runCli(copy, { DATABASE_URL: '/nonexistent/store.db' });
+    const copied = await runCliInProcess(copy, { DATABASE_URL: '/nonexistent/store.db' });
     expect(copied.code, copied.stderr).toBe(0);
     expect(copied.stdout).toMatch(
       /^copied .* to .*: 1 accounts, 26 orders, 1 pets, 2 api keys, 1 deprecated calls, 2 idempotency keys, 2 messages\n$/,
@@ -157,7 +160,7 @@ describe.each(PAIRS)('store-orders copy from $from.kind to $to.kind', ({ from, t
     const pet = JSON.parse((await cli(['pets', 'add', '--name', 'Fido'], target)).stdout) as { id: number };
     expect(pet.id).toBe(2);
 
-    const again = await runCli(copy, {});
+    const again = await runCliInProcess(copy, {});
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('the target database already holds accounts; copy only into an empty one');
   });

@@ -8,7 +8,8 @@ const listOrders = (key: string) =>
 
 describe('store-orders keys', () => {
   it('create prints the new key alone on stdout, and it works at once against the running server', async () => {
-    const result = await fixture.cli('keys', 'create', '--account', 'acme');
+    // As a process: the family's run of the real CLI.
+    const result = await fixture.cliProcess('keys', 'create', '--account', 'acme');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^sok_[0-9A-Za-z]{39}\n$/);
     expect((await listOrders(result.stdout.trim())).status).toBe(200);

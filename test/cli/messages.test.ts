@@ -62,7 +62,12 @@ describe('store-orders messages retry', () => {
     const ids = await send(3);
     await failFirstDeliverSecond(ids);
     const [failed, delivered, queued] = ids as [string, string, string];
-    expect(await fixture.cli('messages', 'retry', failed)).toMatchObject({ code: 0, stdout: `Message ${failed} is queued again.\n` });
+    // As a process: the family's run of the real CLI.
+    expect(await fixture.cliProcess('messages', 'retry', failed)).toMatchObject({
+      code: 0,
+      stdout: `Message ${failed} is queued again.\n`,
+      stderr: '',
+    });
     const [listed] = await fixture.cliJson<StoredMessage[]>('messages', 'list', '--limit', '1');
     expect(listed).toMatchObject({ id: failed, status: 'queued', attempts: 0, lastError: 'the endpoint answered HTTP 500' });
     expect(await fixture.cli('messages', 'retry', queued)).toMatchObject({ code: 0, stdout: `Message ${queued} is queued already.\n` });

@@ -20,7 +20,8 @@ interface CliOrder {
 
 describe('store-orders orders add', () => {
   it('prints the created order with its id and status, and the API lists it at once', async () => {
-    const order = await fixture.cliJson<CliOrder>(
+    // As a process: the family's run of the real CLI.
+    const added = await fixture.cliProcess(
       'orders',
       'add',
       '--pet-id',
@@ -31,6 +32,8 @@ describe('store-orders orders add', () => {
       '2026-12-01T09:00:00+01:00',
       '--complete',
     );
+    expect(added).toMatchObject({ code: 0, stderr: '' });
+    const order = JSON.parse(added.stdout) as CliOrder;
     expect(order).toMatchObject({
       id: 1,
       petId: 7,

@@ -3,13 +3,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCommandLine } from '../../src/cli/commandLine.js';
 import { VERSION } from '../../src/version.js';
+import { runCliInProcess } from '../support/commandLine.js';
 import { runCli, SERVER_ENTRY } from '../support/processes.js';
 
 // None of these commands may reach a database: each runs against a path that does not exist, and the test
 // checks that nothing was made there. A few run as the real process; the many others run in this process
-// (the same code from the same entry point, with stdout and stderr captured), which takes milliseconds.
+// (commandLine.ts: the same code through the same command table, stdout and stderr captured), which takes
+// milliseconds.
 let folder: string;
 let env: { DATABASE_URL: string };
 beforeEach(() => {
@@ -22,17 +23,7 @@ afterEach(() => {
 });
 
 const cli = (...args: string[]) => runCli(args, env);
-
-async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await runCommandLine(args, {
-    env,
-    out: (line) => stdout.push(`${line}\n`),
-    note: (line) => stderr.push(`${line}\n`),
-  });
-  return { code, stdout: stdout.join(''), stderr: stderr.join('') };
-}
+const run = (...args: string[]) => runCliInProcess(args, env);
 
 const VERBS: Record<string, string[]> = {
   accounts: ['create'],
@@ -83,8 +74,9 @@ describe('store-orders on a missing database file', () => {
   });
 
   it('is created by init, and only by init', async () => {
-    const made = await run('init');
-    expect(made).toEqual({ code: 0, stdout: `database ready: ${env.DATABASE_URL}\n`, stderr: '' });
+    // As a process: the init family's run of the real CLI.
+    const made = await cli('init');
+    expect(made).toMatchObject({ code: 0, stdout: `database ready: ${env.DATABASE_URL}\n`, stderr: '' });
     expect(existsSync(env.DATABASE_URL)).toBe(true);
     expect((await run('keys', 'list')).stdout).toBe('[]\n');
     rmSync(join(folder, 'typo'), { recursive: true });

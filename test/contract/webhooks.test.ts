@@ -11,7 +11,8 @@ import { parse } from 'yaml';
 import type { webhooks as WebhooksV1 } from '../../generated/openapi.3.1.js';
 import type { webhooks as WebhooksV2 } from '../../generated/openapi.v2.3.1.js';
 import { API_VERSIONS, type ApiVersion, RENDITION_FILES } from '../../src/contract/document.js';
-import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { runCliInProcess } from '../support/commandLine.js';
+import { type ServerProcess, spawnServer } from '../support/processes.js';
 import { type DeliveredMessage, type Receiver, startReceiver, until } from '../support/receiver.js';
 import { type ScratchDatabase, scratchDatabase, SERVER_BACKEND } from '../support/storeBackends.js';
 
@@ -82,7 +83,7 @@ describe('the message webhook of the OpenAPI 3.1 renditions', () => {
   it('describes, header fields and body, every delivery a server makes of a message sent through v1 or v2', async () => {
     const env = { DATABASE_URL: database.url };
     server = await spawnServer({ ...env, MESSAGE_WEBHOOK_URL: receiver.url, MESSAGE_WEBHOOK_SECRET: receiver.secret });
-    const key = (await runCli(['keys', 'create', '--account', 'acme'], env)).stdout.trim();
+    const key = (await runCliInProcess(['keys', 'create', '--account', 'acme'], env)).stdout.trim();
     const sent: string[] = [];
     for (const version of API_VERSIONS) {
       const response = await fetch(`${server.baseUrl}/${version}/messages`, {

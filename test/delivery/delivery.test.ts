@@ -5,7 +5,8 @@
 // `messages retry` delivers once the receiver is back.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../src/store/store.js';
-import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { runCliInProcess } from '../support/commandLine.js';
+import { type ServerProcess, spawnServer } from '../support/processes.js';
 import { type Receiver, startReceiver, until } from '../support/receiver.js';
 import { type ScratchDatabase, scratchDatabase, STORE_BACKENDS } from '../support/storeBackends.js';
 
@@ -31,7 +32,7 @@ describe.each(STORE_BACKENDS)('delivery on $kind', (backend) => {
   }
 
   const newKey = async (account: string) =>
-    (await runCli(['keys', 'create', '--account', account], env())).stdout.trim();
+    (await runCliInProcess(['keys', 'create', '--account', account], env())).stdout.trim();
 
   async function send(key: string, message: string, version = 'v2'): Promise<{ id: string; createdAt: string }> {
     const response = await fetch(`${server?.baseUrl}/${version}/messages`, {
@@ -47,7 +48,7 @@ describe.each(STORE_BACKENDS)('delivery on $kind', (backend) => {
     fetch(`${server?.baseUrl}/v2/messages/${id}`, { headers: { Authorization: `Bearer ${key}` } });
   const statusOf = async (key: string, id: string) => ((await (await read(key, id)).json()) as { status: string }).status;
   const listed = async (...args: string[]) =>
-    JSON.parse((await runCli(['messages', 'list', ...args], env())).stdout) as StoredMessage[];
+    JSON.parse((await runCliInProcess(['messages', 'list', ...args], env())).stdout) as StoredMessage[];
 
   beforeEach(async ({ skip }) => {
     if (!backend.available) skip(backend.unavailable);
@@ -137,7 +138,7 @@ describe.each(STORE_BACKENDS)('delivery on $kind', (backend) => {
       expect.objectContaining({ id, status: 'failed', attempts: 3, lastError: 'the endpoint answered HTTP 503' }),
     ]);
     receiver.answer = () => 200;
-    expect((await runCli(['messages', 'retry', id], env())).stdout).toBe(`Message ${id} is queued again.\n`);
+    expect((await runCliInProcess(['messages', 'retry', id], env())).stdout).toBe(`Message ${id} is queued again.\n`);
     await until(async () => (await statusOf(key, id)) === 'delivered');
     expect(receiver.counts().get(id)).toBe(4);
     expect(await listed('--status', 'failed')).toEqual([]);

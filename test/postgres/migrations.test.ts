@@ -9,7 +9,7 @@ const LATEST = postgres.migrations.latest;
 describe.skipIf(!postgres.available)('migrations on PostgreSQL', () => {
   let database: ScratchDatabase<'postgres'>;
   beforeEach(async () => {
-    database = await scratchDatabase('postgres');
+    database = await scratchDatabase('postgres', { schema: 'empty' });
   });
   afterEach(() => database.drop());
 

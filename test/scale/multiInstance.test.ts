@@ -6,7 +6,8 @@
 import { setTimeout } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AdminStore } from '../../src/store/store.js';
-import { runCli, type ServerProcess, spawnServer, untilWorkersListen } from '../support/processes.js';
+import { runCliInProcess } from '../support/commandLine.js';
+import { type ServerProcess, spawnServer, untilWorkersListen } from '../support/processes.js';
 import { type ScratchDatabase, scratchDatabase, STORE_BACKENDS } from '../support/storeBackends.js';
 
 /** How the service's processes are laid out. */
@@ -47,9 +48,9 @@ describe.each(SERVICES)('$name on one $kind database', ({ backend, count, worker
   beforeEach(async ({ skip }) => {
     if (!backend.available) skip(backend.unavailable);
     database = await scratchDatabase(backend.kind, 'store-orders-instances-');
-    expect((await runCli(['init'], { DATABASE_URL: database.url })).code).toBe(0);
-    await runCli(['accounts', 'create', 'acme'], { DATABASE_URL: database.url });
-    key = (await runCli(['keys', 'create', '--account', 'acme'], { DATABASE_URL: database.url })).stdout.trim();
+    expect((await runCliInProcess(['init'], { DATABASE_URL: database.url })).code).toBe(0);
+    await runCliInProcess(['accounts', 'create', 'acme'], { DATABASE_URL: database.url });
+    key = (await runCliInProcess(['keys', 'create', '--account', 'acme'], { DATABASE_URL: database.url })).stdout.trim();
   });
 
   afterEach(async () => {
@@ -97,7 +98,7 @@ describe.each(SERVICES)('$name on one $kind database', ({ backend, count, worker
     const everyProcess = async () =>
       (await Promise.all(Array.from({ length: 4 * count }, (_, i) => call(i, '/store/orders')))).map(({ status }) => status);
     expect(await everyProcess()).toEqual(Array(4 * count).fill(200));
-    expect((await runCli(['keys', 'revoke', key], { DATABASE_URL: database.url })).code).toBe(0);
+    expect((await runCliInProcess(['keys', 'revoke', key], { DATABASE_URL: database.url })).code).toBe(0);
     expect(await everyProcess()).toEqual(Array(4 * count).fill(401));
   });
 

@@ -2,7 +2,8 @@
 // to the server's log and to the CLI's notes; nothing when the schema is up to date. On every backend.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SchemaMigration } from '../../src/store/migrations.js';
-import { runCli, spawnServer } from '../support/processes.js';
+import { runCliInProcess } from '../support/commandLine.js';
+import { spawnServer } from '../support/processes.js';
 import { type ScratchDatabase, scratchDatabase, STORE_BACKENDS, storeBackend } from '../support/storeBackends.js';
 
 interface LogLine {
@@ -27,7 +28,8 @@ async function serverLog(url: string): Promise<LogLine[]> {
 const aboutSchema = (lines: LogLine[]) => lines.filter((line) => line.msg.startsWith('schema '));
 
 describe.each(STORE_BACKENDS.filter((backend) => backend.available))('on $kind', (backend) => {
-  const create = () => scratchDatabase(backend.kind);
+  // Empty: the store, not the test's scratch database, makes or migrates its schema.
+  const create = () => scratchDatabase(backend.kind, { schema: 'empty' });
   const { latest } = backend.migrations;
   // As an earlier release left the database, two migrations behind.
   const older = latest - 2;
@@ -72,13 +74,13 @@ describe.each(STORE_BACKENDS.filter((backend) => backend.available))('on $kind',
     scratch = await create();
     await scratch.writeOlderSchema(older);
     const env = { DATABASE_URL: scratch.url };
-    const listed = await runCli(['keys', 'list'], env);
+    const listed = await runCliInProcess(['keys', 'list'], env);
     expect(listed).toMatchObject({ code: 0, stdout: '[]\n' });
     expect(listed.stderr).toBe(
       `Migrated the schema from version ${older} to ${older + 1}.\n` +
         `Migrated the schema from version ${older + 1} to ${latest}.\n`,
     );
-    expect(await runCli(['init'], env)).toMatchObject({ code: 0, stderr: '' });
+    expect(await runCliInProcess(['init'], env)).toMatchObject({ code: 0, stderr: '' });
   });
 });
 
@@ -89,7 +91,7 @@ describe.skipIf(!postgres.available)('a new PostgreSQL database', () => {
   afterEach(() => scratch.drop());
 
   it('the first server to open it logs the schema it created, with its version', async () => {
-    scratch = await scratchDatabase('postgres');
+    scratch = await scratchDatabase('postgres', { schema: 'empty' });
     const lines = await serverLog(scratch.url);
     expect(aboutSchema(lines)).toEqual([
       expect.objectContaining({ msg: 'schema created', version: postgres.migrations.latest }),

@@ -1,6 +1,7 @@
 // The built server and CLI as real processes, the way an operator runs them.
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import { type AddressInfo, createServer } from 'node:net';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -72,8 +73,9 @@ export interface ServerProcess {
 
 /**
  * Starts `node dist/main.js` (or another entry) on a free port; resolves once it listens. The database is
- * made first with `store-orders init`, as an operator would, unless `init` is false; the rate limits are
- * off unless the test sets them.
+ * made first with `store-orders init`, as an operator would, unless `init` is false: in this process
+ * (commandLine.ts), or as a process when `cwd` is another folder, against which a relative DATABASE_URL
+ * is read. The rate limits are off unless the test sets them.
  */
 export async function spawnServer(
   env: NodeJS.ProcessEnv,
@@ -96,7 +98,10 @@ export async function spawnServer(
   const logsItsAddress = ['info', 'debug', 'trace'].includes(fullEnv.LOG_LEVEL);
   if (!logsItsAddress) fullEnv.PORT = String(await freePort());
   if (init) {
-    const made = await runCli(['init'], fullEnv, undefined, cwd);
+    const made =
+      resolve(cwd) === process.cwd()
+        ? await (await import('./commandLine.js')).runCliInProcess(['init'], fullEnv)
+        : await runCli(['init'], fullEnv, undefined, cwd);
     if (made.code !== 0) throw new Error(`store-orders init failed: ${made.stderr}`);
   }
   const child = spawn(process.execPath, entry, { cwd, env: fullEnv, stdio: 'pipe', ...spawnOptions });

@@ -3,7 +3,9 @@
 // table is keyed by src/store/backends.ts's kinds, so a backend added there fails tsc until it has an entry
 // here (backends/<kind>.ts), and then every suite that runs on each backend runs on it too. A backend's
 // entry also holds what the tests read or write in its databases past the store: no other test module
-// but the backend's own tests imports its internals.
+// but the backend's own tests imports its internals. A scratch database has this build's schema, copied from
+// a database its backend migrated once in this process (a test file's worker), unless the test asks for an
+// empty one: the tests of migrations, and of what creates a database.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +33,11 @@ export interface PastTheStore {
   writeOlderSchema(version: number): Promise<void>;
   /** Records `version` as the schema's version and changes nothing else: what an older or newer build would find. */
   stampSchemaVersion(version: number): Promise<void>;
+  /**
+   * The schema's version and every table (with its count of rows), column, index, constraint, trigger and
+   * function, one sorted line each: two databases read the same when their schemas and row counts are.
+   */
+  outline(): Promise<string[]>;
   /** How the database reads orders for the statement, one line per access, and what it sorts below the top. */
   queryPlan(statement: Statement): Promise<{ reads: string[]; sorts: string[] }>;
   /** Where the database counts them: the rows each of the statement's scans of orders read, those dropped included. */
@@ -39,12 +46,22 @@ export interface PastTheStore {
   rowsSent?(): Promise<number>;
 }
 
+/**
+ * What a new scratch database holds. `latest`: this build's schema and no rows, as a store leaves a new
+ * database it opened, and an identity of its own (the list versions' source). `empty`: nothing at all, not
+ * even a file on SQLite, as before any store or `store-orders init` opened it.
+ */
+export type ScratchSchema = 'latest' | 'empty';
+
 /** How the tests make a database of one backend, and what they know of it. */
 export interface TestBackend<Location extends DatabaseLocation> {
   /** Why no scratch database of it can be made on this machine; unset where one can. */
   unavailable?: string;
-  /** A new database with nothing in it, its files (if any) in `folder`; `drop` removes it. */
-  create(folder: string): Promise<{ location: Location; drop: () => Promise<void> }>;
+  /**
+   * A new database holding `schema`, its files (if any) in `folder`; `drop` removes it. With `latest`, a copy
+   * of a database this process migrated once, given an identity of its own.
+   */
+  create(folder: string, schema: ScratchSchema): Promise<{ location: Location; drop: () => Promise<void> }>;
   pastTheStore(location: Location): PastTheStore;
   /** How many schema migrations it has, and which of them keeps ship dates within years 0000 to 9999. */
   migrations: { latest: number; shipDateRange: number };
@@ -95,15 +112,24 @@ export interface ScratchDatabase<Kind extends BackendKind = BackendKind> extends
   drop(): Promise<void>;
 }
 
+export interface ScratchOptions {
+  /** Of the test's folder's name. */
+  prefix?: string;
+  /** `latest` unless given. */
+  schema?: ScratchSchema;
+}
+
+/** A new database of `kind`, with this build's schema unless told otherwise; a string is the folder's prefix. */
 export async function scratchDatabase<Kind extends BackendKind>(
   kind: Kind,
-  prefix = `store-orders-${kind}-`,
+  options: string | ScratchOptions = {},
 ): Promise<ScratchDatabase<Kind>> {
+  const { prefix = `store-orders-${kind}-`, schema = 'latest' } = typeof options === 'string' ? { prefix: options } : options;
   const backend = storeBackend(kind);
   if (backend.unavailable !== undefined) throw new Error(`no ${kind} database can be made here: ${backend.unavailable}`);
   const folder = mkdtempSync(join(tmpdir(), prefix));
   const removeFolder = () => rmSync(folder, { recursive: true, force: true });
-  const { location, drop } = await backend.create(folder).catch((error: unknown) => {
+  const { location, drop } = await backend.create(folder, schema).catch((error: unknown) => {
     removeFolder();
     throw error;
   });

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/version.js';
-import { runCli, type ServerProcess, spawnServer } from '../support/processes.js';
+import { runCliInProcess } from '../support/commandLine.js';
+import { type ServerProcess, spawnServer, untilLogged } from '../support/processes.js';
 
 const BUSY_THREADPOOL = fileURLToPath(new URL('../support/busyThreadpool.mjs', import.meta.url));
 
@@ -178,9 +179,12 @@ describe('request ids', () => {
 
   it('answers and logs a new id for an X-Request-Id that may be a key, and no 8-character piece of the key', async () => {
     const server = await start({ LOG_LEVEL: 'trace', LOG_FORMAT: 'json', METRICS_PORT: '0' });
-    const created = await runCli(['keys', 'create', '--account', 'acme'], { DATABASE_URL: join(folder, 'store.db') });
+    const created = await runCliInProcess(['keys', 'create', '--account', 'acme'], { DATABASE_URL: join(folder, 'store.db') });
     const key = created.stdout.trim();
-    const metricsUrl = /metrics (http:\/\/\S+\/metrics)/.exec(server.output.stdout)?.[1] as string;
+    // Logged once every listener listens, after the API's own line, for which the start waited.
+    const metricsLine = /metrics (http:\/\/\S+\/metrics)/;
+    await untilLogged(server, metricsLine);
+    const metricsUrl = metricsLine.exec(server.output.stdout)?.[1] as string;
     expect(metricsUrl).not.toContain(server.baseUrl);
     const auth = { Authorization: `Bearer ${key}` };
     const json = { ...auth, 'Content-Type': 'application/json' };

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { apiClient, rawRequest } from '../support/http.js';
 import { scrape, valueOf } from '../support/metrics.js';
-import { runCli, type ServerProcess, spawnServer, untilLogged } from '../support/processes.js';
+import { runCliInProcess } from '../support/commandLine.js';
+import { type ServerProcess, spawnServer, untilLogged } from '../support/processes.js';
 import { exchange } from '../support/rawSocket.js';
 import { useScratchDatabase } from '../support/storeBackends.js';
 import { startServer } from '../support/server.js';
@@ -24,8 +25,8 @@ async function start(extra: NodeJS.ProcessEnv): Promise<ServerProcess & { metric
 
 describe('the server process with METRICS_PORT and METRICS_TOKEN', () => {
   it('serves /metrics only on the metrics port, behind the token, counting the API port requests', async () => {
-    await runCli(['init'], scratch.env);
-    const key = (await runCli(['keys', 'create', '--account', 'acme'], scratch.env)).stdout.trim().split('\n').at(-1);
+    await runCliInProcess(['init'], scratch.env);
+    const key = (await runCliInProcess(['keys', 'create', '--account', 'acme'], scratch.env)).stdout.trim().split('\n').at(-1);
     const server = await start({ METRICS_PORT: '0', METRICS_TOKEN: TOKEN });
     expect(new URL(server.metricsUrl).port).not.toBe(new URL(server.baseUrl).port);
 

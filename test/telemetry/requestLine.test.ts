@@ -5,7 +5,8 @@ import Fastify from 'fastify';
 import { describe, expect, it, vi } from 'vitest';
 import { RequestLines } from '../../src/telemetry/requestLine.js';
 import { rawRequest } from '../support/http.js';
-import { runCli, type ServerProcess, spawnServer, untilLogged } from '../support/processes.js';
+import { runCliInProcess } from '../support/commandLine.js';
+import { type ServerProcess, spawnServer, untilLogged } from '../support/processes.js';
 import { useScratchDatabase } from '../support/storeBackends.js';
 
 const scratch = useScratchDatabase('store-orders-request-line-');
@@ -19,8 +20,8 @@ const jsonLines = (stdout: string): LogLine[] =>
     .map((line) => JSON.parse(line) as LogLine);
 
 async function start(env: NodeJS.ProcessEnv): Promise<{ server: ServerProcess; key: string }> {
-  await runCli(['init'], scratch.env);
-  const created = await runCli(['keys', 'create', '--account', 'acme'], scratch.env);
+  await runCliInProcess(['init'], scratch.env);
+  const created = await runCliInProcess(['keys', 'create', '--account', 'acme'], scratch.env);
   const key = created.stdout.trim().split('\n').at(-1) as string;
   const server = await spawnServer({ ...scratch.env, LOG_FORMAT: 'json', ...env }, { init: false });
   scratch.servers.push(server);

@@ -8,7 +8,7 @@ onEveryBackend('the $kind store', (t) => {
   describe('schema', () => {
     it('moves ship dates an earlier version stored outside years 0000 to 9999 in UTC to the nearest it keeps, and stores no other', async () => {
       // The database as the release before that migration left it, with the dates its CLI could store.
-      const older = await scratchDatabase(t.backend.kind);
+      const older = await scratchDatabase(t.backend.kind, { schema: 'empty' });
       try {
         await older.writeOlderSchema(t.backend.migrations.shipDateRange - 1);
         const at = '2026-01-01T00:00:00.000Z';

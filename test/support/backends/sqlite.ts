@@ -1,8 +1,11 @@
 // SQLite's entry in the tests' table of backends (storeBackends.ts): a file in the test's own folder, and
 // what the tests read and write in it past the store, through the driver itself. The one module of test/,
 // besides SQLite's own tests, that knows the backend's internals.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { openStore } from '../../../src/store/open.js';
 import type { SqliteLocation } from '../../../src/store/sqlite/backend.js';
 import { storeErrorFor } from '../../../src/store/sqlite/errors.js';
 import { MIGRATIONS } from '../../../src/store/sqlite/migrations.js';
@@ -35,6 +38,21 @@ function pastTheStore({ path }: { path: string }): PastTheStore {
         db.pragma(`user_version = ${version}`);
       }),
     stampSchemaVersion: (version) => onFile(path, (db) => void db.pragma(`user_version = ${version}`)),
+    outline: () =>
+      onFile(
+        path,
+        (db) => {
+          const objects = db.prepare(`SELECT type, name, sql FROM sqlite_schema`).all() as { type: string; name: string; sql: string | null }[];
+          return [
+            `user_version ${db.pragma('user_version', { simple: true }) as number}`,
+            ...objects.map(({ type, name, sql }) => `${type} ${name}: ${sql ?? ''}`),
+            ...objects
+              .filter(({ type }) => type === 'table')
+              .map(({ name }) => `rows of ${name}: ${db.prepare(`SELECT count(*) FROM "${name}"`).pluck().get() as number}`),
+          ].sort();
+        },
+        true,
+      ),
     queryPlan: ({ sql, values }: Statement) =>
       onFile(
         path,
@@ -59,13 +77,44 @@ interface SqliteOnly {
   journalSizeLimitBytes: number;
 }
 
+/** The bytes of a new database, migrated by a store in this process: made once, then copied for each test. */
+let migratedFile: Promise<Buffer> | undefined;
+
+function migrated(): Promise<Buffer> {
+  migratedFile ??= migrateNewFile().catch((error: unknown) => {
+    migratedFile = undefined;
+    throw error;
+  });
+  return migratedFile;
+}
+
+async function migrateNewFile(): Promise<Buffer> {
+  const folder = mkdtempSync(join(tmpdir(), 'store-orders-migrated-'));
+  try {
+    const path = join(folder, 'store.db');
+    await (await openStore({ kind: 'sqlite', path }, { create: true })).close();
+    // Closing the last connection checkpointed the write-ahead log into the file, and removed the log: the
+    // file alone is the whole database, in WAL mode (which its header keeps).
+    if (existsSync(`${path}-wal`)) throw new Error(`${path}-wal is left after the store closed`);
+    return readFileSync(path);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** Gives a copied database an identity of its own, as migration 4 gave the one it was copied from. */
+const NEW_IDENTITY = `UPDATE order_list_version SET database_id = lower(hex(randomblob(8)))`;
+
 export const sqliteTests: TestBackend<SqliteLocation> & SqliteOnly = {
-  create: (folder) =>
-    Promise.resolve({
-      location: { kind: 'sqlite', path: join(folder, 'store.db') },
-      // The file goes with the test's folder.
-      drop: () => Promise.resolve(),
-    }),
+  async create(folder, schema) {
+    const path = join(folder, 'store.db');
+    if (schema === 'latest') {
+      writeFileSync(path, await migrated());
+      await onFile(path, (db) => void db.exec(NEW_IDENTITY));
+    }
+    // The file goes with the test's folder.
+    return { location: { kind: 'sqlite', path }, drop: () => Promise.resolve() };
+  },
   pastTheStore,
   migrations: { latest: MIGRATIONS.length, shipDateRange: 5 },
   pageDialect,
