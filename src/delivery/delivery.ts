@@ -46,7 +46,6 @@ export function startDelivery(
 
 /** `messages`, calling `queued` after each message it queued (committed), not after a replay or a refusal. */
 export function tellingQueued(messages: MessageStore, queued: () => void): MessageStore {
-  // Not async functions: sendMessage's answer waits for no more turns than before.
   return {
     enqueueMessage: (message, caller) =>
       messages.enqueueMessage(message, caller).then((outcome) => {

@@ -20,32 +20,15 @@ export function timedStore(store: Store, duration: TalliedHistogram<'method'>): 
     const wrapped = {} as Record<string, Call>;
     for (const method of methods) {
       const series = duration.series({ method });
-      const observeSince = (started: number) => series.observe((performance.now() - started) / 1000);
-      // Not an async function: an answer given at once stays one (the reads on a request's way), and one
-      // that waits makes one promise less. An answer given at once makes no closure either.
+      const observeSince = (started: number) => () => series.observe((performance.now() - started) / 1000);
+      // A store's call fails only by rejecting (store/guard.ts); an answer given at once is timed and given
+      // at once, as the reads on a request's way are.
       wrapped[method] = (...args) => {
-        const started = performance.now();
-        let result: unknown;
-        try {
-          result = (part[method] as Call).apply(part, args);
-        } catch (error) {
-          observeSince(started);
-          throw error;
-        }
-        if (!(result instanceof Promise)) {
-          observeSince(started);
-          return result;
-        }
-        return (result as Promise<unknown>).then(
-          (value) => {
-            observeSince(started);
-            return value;
-          },
-          (error: unknown) => {
-            observeSince(started);
-            throw error;
-          },
-        );
+        const observe = observeSince(performance.now());
+        const result = (part[method] as Call).apply(part, args);
+        if (result instanceof Promise) return result.finally(observe);
+        observe();
+        return result;
       };
     }
     return wrapped as Part;
