@@ -1,7 +1,7 @@
-// npm test: every check, one stage after another, but for the PostgreSQL run, which goes beside the pass
-// through Prism. A stage that fails does not stop the others, so one run reports every failure; the run
-// exits 1 if any stage failed. Only the test stages wait on the build: without dist/ their global set-up
-// would only run the failed build again, so they are reported as not run.
+// npm test: every check, in steps: a step's stages start together, and the next step starts once they all
+// ended. A stage that fails does not stop the others, so one run reports every failure; the run exits 1 if
+// any stage failed. Only the test stages wait on the build: without dist/ their global set-up would only run
+// the failed build again, so they are reported as not run.
 // At the end, one line per stage: its result and how long it took.
 // `--node-line` (npm run test:node-line, which CI runs on each Node.js line but the machine's) runs only the
 // stages whose outcome can depend on the Node.js version: the build and the tests, not the checks of files.
@@ -9,29 +9,31 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The stages in order: the npm script each runs, the stage it cannot run without, (`alongside`) the stage
- * before it that it runs beside rather than after, and (`nodeLine`) whether its outcome can depend on the
- * Node.js version, which puts it in `--node-line`'s run.
+ * The stages in order: the npm script each runs, the stage it cannot run without (`after`), whether it
+ * starts with the stage before it (`beside`: their output is mixed), and (`nodeLine`) whether its outcome can
+ * depend on the Node.js version, which puts it in `--node-line`'s run.
  *
- * The pass through Prism mostly waits on the proxy, and the PostgreSQL run on PostgreSQL: side by side they
- * share the cores the fault suite, which measures the server's capacity, keeps to itself.
+ * The checks of files are independent and single-threaded for the most part: side by side, they share the
+ * two cores. The pass through Prism mostly waits on the proxy, the PostgreSQL run on PostgreSQL and the
+ * contract tools on their own processes: side by side they share the cores the suite and the fault suite,
+ * which measures the server's capacity, each keep to itself.
  *
  * The lints, the contract's checks and tsc read files, the same on every line; the pass through Prism checks
  * the contract on the wire, which the suite already validates every answer against on each line; the
- * PostgreSQL run is the machine line's, for time. The fault suite is a line's own: signals, exits, kill -9
- * and restarts of a native module, the HTTP server's timeouts, full disks and memory under load are Node's.
+ * PostgreSQL run, the contract tools and the fault suite are the machine line's, for time (the fault suite's
+ * signals and restarts are the suite's too, at smaller sizes: test/support/sizes.ts).
  */
 export const STAGES = [
   { script: 'lint' },
-  { script: 'check:generated' },
-  { script: 'check:breaking' },
-  { script: 'typecheck' },
-  { script: 'build', nodeLine: true },
+  { script: 'check:generated', beside: true },
+  { script: 'check:breaking', beside: true },
+  { script: 'typecheck', beside: true },
+  { script: 'build', beside: true, nodeLine: true },
   { script: 'test:only', after: 'build', nodeLine: true },
-  { script: 'test:contract-tools', after: 'build' },
-  { script: 'test:faults', after: 'build', nodeLine: true },
+  { script: 'test:faults', after: 'build' },
   { script: 'test:prism', after: 'build' },
-  { script: 'test:postgres', after: 'build', alongside: 'test:prism' },
+  { script: 'test:postgres', after: 'build', beside: true },
+  { script: 'test:contract-tools', after: 'build', beside: true },
 ];
 
 /** 42 s, or 8 min 05 s. */
@@ -64,17 +66,30 @@ function runStage({ script, after }, results) {
 /** The stages of one Node.js line's run: those whose outcome can depend on the version. */
 export const NODE_LINE_STAGES = STAGES.filter(({ nodeLine }) => nodeLine);
 
+/**
+ * `stages` in steps: each stage with those `beside` it that follow.
+ * @template {{ beside?: boolean }} Stage
+ * @param {readonly Stage[]} stages
+ * @returns {Stage[][]}
+ */
+export function stepsOf(stages) {
+  /** @type {Stage[][]} */
+  const steps = [];
+  for (const stage of stages) {
+    if (stage.beside && steps.length > 0) steps.at(-1).push(stage);
+    else steps.push([stage]);
+  }
+  return steps;
+}
+
 async function main() {
   const nodeLine = process.argv.includes('--node-line');
   const stages = nodeLine ? NODE_LINE_STAGES : STAGES;
   const name = nodeLine ? 'npm run test:node-line' : 'npm test';
   const started = performance.now();
   const results = [];
-  for (const [index, stage] of stages.entries()) {
-    if (stages[index + 1]?.alongside === stage.script) continue;
-    const partner = stage.alongside && stages.find(({ script }) => script === stage.alongside);
-    const ended = await Promise.all([partner && runStage(partner, results), runStage(stage, results)]);
-    results.push(...ended.filter(Boolean));
+  for (const step of stepsOf(stages)) {
+    results.push(...(await Promise.all(step.map((stage) => runStage(stage, results)))));
   }
   const width = Math.max(...stages.map(({ script }) => script.length));
   console.log(`\n${name}, stage by stage:`);

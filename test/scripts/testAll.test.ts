@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { NODE_LINE_STAGES, STAGES } from '../../scripts/test-all.mjs';
+import { NODE_LINE_STAGES, STAGES, stepsOf } from '../../scripts/test-all.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const folder = mkdtempSync(join(tmpdir(), 'store-orders-test-all-'));
@@ -36,21 +36,26 @@ function runAll(failing: string[], args: string[] = []): { code: number | null; 
 }
 
 const scripts = STAGES.map(({ script }) => script);
-/** Where a stage runs: a stage run alongside an earlier one runs in that one's place, and either may start first. */
-const placeOf = (script: string) =>
-  scripts.indexOf(STAGES.find((stage) => stage.script === script)?.alongside ?? script);
-/** Every stage ran once, in order but for those run side by side. */
+/** The step a stage runs in: the stages of one step start together, and any of them may start first. */
+const stepOf = (script: string) => stepsOf(STAGES).findIndex((step) => step.some((stage) => stage.script === script));
+/** Every stage ran once, in order but for those of one step. */
 function expectInOrder(ran: string[]): void {
   expect(ran.toSorted()).toEqual(scripts.toSorted());
-  expect(ran.map(placeOf)).toEqual(ran.map(placeOf).toSorted((a, b) => a - b));
+  expect(ran.map(stepOf)).toEqual(ran.map(stepOf).toSorted((a, b) => a - b));
 }
 const summaryLine = (stdout: string, script: string) =>
   stdout.split('\n').find((line) => new RegExp(`^  ${script} +`).test(line));
 
 describe('npm test', () => {
-  it('runs every stage in order (the PostgreSQL run beside the pass through Prism) and exits 0 when all pass, with one line for each', () => {
+  it('runs every stage in order, the checks of files side by side, the PostgreSQL run and the contract tools beside the pass through Prism, and exits 0 when all pass, with one line for each', () => {
     const { code, stdout, ran } = runAll([]);
     expectInOrder(ran);
+    expect(stepsOf(STAGES).map((step) => step.map(({ script }) => script))).toEqual([
+      ['lint', 'check:generated', 'check:breaking', 'typecheck', 'build'],
+      ['test:only'],
+      ['test:faults'],
+      ['test:prism', 'test:postgres', 'test:contract-tools'],
+    ]);
     expect(code).toBe(0);
     for (const script of scripts) expect(summaryLine(stdout, script)).toMatch(/ passed +\d+ s$/);
   });
@@ -67,31 +72,31 @@ describe('npm test', () => {
 
   it('runs no test stage when the build fails, and says why', () => {
     const { code, stdout, ran } = runAll(['build']);
-    expect(ran).toEqual(['lint', 'check:generated', 'check:breaking', 'typecheck', 'build']);
+    expect(ran.toSorted()).toEqual(['build', 'check:breaking', 'check:generated', 'lint', 'typecheck']);
     expect(code).toBe(1);
-    for (const script of ['test:only', 'test:prism', 'test:faults', 'test:postgres']) {
+    for (const script of ['test:only', 'test:faults', 'test:prism', 'test:postgres', 'test:contract-tools']) {
       expect(summaryLine(stdout, script)).toMatch(/ not run +\(needs build, which failed\)$/);
     }
   });
 });
 
 describe('npm run test:node-line', () => {
-  it('runs the build, the suite and the fault suite, in that order, and none of the checks of files', () => {
+  it('runs the build, then the suite, and none of the checks of files', () => {
     const { code, stdout, ran } = runAll([], ['--node-line']);
-    expect(ran).toEqual(['build', 'test:only', 'test:faults']);
+    expect(ran).toEqual(['build', 'test:only']);
     expect(NODE_LINE_STAGES.map(({ script }) => script)).toEqual(ran);
     expect(code).toBe(0);
     expect(stdout).toContain('npm run test:node-line: every stage passed');
   });
 
-  it('goes on after the suite fails, and runs no test stage when the build fails', () => {
+  it('exits 1 when the suite fails, and runs no test stage when the build fails', () => {
     const afterSuite = runAll(['test:only'], ['--node-line']);
-    expect(afterSuite.ran).toEqual(['build', 'test:only', 'test:faults']);
+    expect(afterSuite.ran).toEqual(['build', 'test:only']);
     expect(afterSuite.code).toBe(1);
-    expect(afterSuite.stdout).toContain('npm run test:node-line: 1 of 3 stages did not pass');
+    expect(afterSuite.stdout).toContain('npm run test:node-line: 1 of 2 stages did not pass');
     const afterBuild = runAll(['build'], ['--node-line']);
     expect(afterBuild.ran).toEqual(['build']);
     expect(afterBuild.code).toBe(1);
-    expect(summaryLine(afterBuild.stdout, 'test:faults')).toMatch(/ not run +\(needs build, which failed\)$/);
+    expect(summaryLine(afterBuild.stdout, 'test:only')).toMatch(/ not run +\(needs build, which failed\)$/);
   });
 });
