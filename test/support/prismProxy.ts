@@ -6,7 +6,7 @@
 // each response (test/support/viaPrism.ts judges those) and in its log, which is checked at the end.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
@@ -27,13 +27,32 @@ export const UPSTREAM_PORT_HEADER = 'x-upstream-port';
 const PRISM_START_TIMEOUT_MS = 300_000;
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-function startRelay(): Promise<Server> {
+/** Where a relay passes a request on: a port on this machine, with the headers to send. */
+type Route = (incoming: IncomingMessage) => { port: number; headers: IncomingHttpHeaders };
+
+/** To the test server named in the request's X-Upstream-Port header, which is not passed on. */
+const toTestServer: Route = (incoming) => {
+  const headers = { ...incoming.headers };
+  delete headers[UPSTREAM_PORT_HEADER];
+  return { port: Number(incoming.headers[UPSTREAM_PORT_HEADER]), headers };
+};
+
+/** To `port`, as the request came. */
+const toPort =
+  (port: number): Route =>
+  (incoming) => ({ port, headers: incoming.headers });
+
+/**
+ * A small HTTP relay in this process. It passes each request on over a connection of its own, and never
+ * closes its clients' idle connections: they close theirs. Neither side can then send on a kept-alive
+ * connection that the other has just closed as idle, as a test worker did to Prism directly (undici's
+ * `other side closed`) when it had been busy for longer than undici's margin, importing orders say.
+ */
+function startRelay(route: Route): Promise<Server> {
   const relay = createServer((incoming, outgoing) => {
-    const port = Number(incoming.headers[UPSTREAM_PORT_HEADER]);
-    const headers = { ...incoming.headers };
-    delete headers[UPSTREAM_PORT_HEADER];
+    const { port, headers } = route(incoming);
     const upstream = httpRequest(
-      { host: '127.0.0.1', port, method: incoming.method, path: incoming.url, headers },
+      { host: '127.0.0.1', port, method: incoming.method, path: incoming.url, headers, agent: false },
       (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
         answer.pipe(outgoing);
@@ -42,8 +61,11 @@ function startRelay(): Promise<Server> {
     upstream.on('error', () => outgoing.destroy());
     incoming.pipe(upstream);
   });
+  relay.keepAliveTimeout = 0;
   return new Promise((resolve) => relay.listen(0, '127.0.0.1', () => resolve(relay)));
 }
+
+const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 interface RunningPrism {
   prism: ChildProcess;
@@ -96,22 +118,26 @@ export default async function prismProxy(project: TestProject): Promise<(() => P
   }
   mkdirSync(`${root}test-artifacts`, { recursive: true });
   writeFileSync(`${root}test-artifacts/prism-requests.jsonl`, '');
-  const relay = await startRelay();
-  const relayUrl = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+  const relay = await startRelay(toTestServer);
   const versions = Object.keys(CONTRACTS) as ApiVersion[];
   const prisms = await Promise.all(
-    versions.map((version) => startPrism(CONTRACTS[version], `${relayUrl}/${version}`)),
+    versions.map((version) => startPrism(CONTRACTS[version], `${urlOf(relay)}/${version}`)),
   );
+  // The tests reach each Prism through a relay of its own (startRelay).
+  const fronts = await Promise.all(prisms.map(({ url }) => startRelay(toPort(Number(new URL(url).port)))));
   project.provide(
     'prismUrls',
-    Object.fromEntries(versions.map((version, index) => [version, prisms[index]!.url])) as Record<ApiVersion, string>,
+    Object.fromEntries(versions.map((version, index) => [version, urlOf(fronts[index]!)])) as Record<ApiVersion, string>,
   );
   return async () => {
     // v1's log keeps its name; v2's is prism-v2.log.
     const broken = prisms.flatMap((running, index) =>
       stopPrism(running, index === 0 ? 'prism.log' : `prism-${versions[index]}.log`),
     );
-    await new Promise<void>((resolve) => relay.close(() => resolve()));
+    for (const server of [relay, ...fronts]) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
     if (broken.length > 0)
       throw new Error(`Prism failed on ${broken.length} request(s):\n${broken.join('\n')}`);
   };
