@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UNAUTHORIZED } from '../../src/store/store.js';
 import { createKey, startServer, type TestServer } from '../support/server.js';
 import { SERVER_BACKEND, storeBackend } from '../support/storeBackends.js';
+import { countTurns } from '../support/turns.js';
 
 /** Every order stream the store hands the server, to measure what it holds; on any backend. */
 const streams: Readable[] = [];
@@ -82,14 +83,7 @@ describe('a streamed list to a client that reads nothing', () => {
       server = await recordingServer(5);
       const { key } = await createKey(server.store);
       await server.store.orders.importOrders(Array.from({ length: 100_000 }, (_, i) => ({ petId: i + 1, quantity: 1 })));
-      // A turn is counted each time the event loop comes back to its check phase, where the rows are read.
-      let turn = 0;
-      let counting = true;
-      const countTurn = () => {
-        turn++;
-        if (counting) setImmediate(countTurn);
-      };
-      setImmediate(countTurn);
+      const loop = countTurns();
 
       const { port } = new URL(server.baseUrl);
       for (let i = 0; i < 8; i++) {
@@ -102,7 +96,7 @@ describe('a streamed list to a client that reads nothing', () => {
       for (const stream of streams) {
         const push = stream.push.bind(stream);
         stream.push = (batch: string[] | null) => {
-          if (batch) rowsInTurn.set(turn, (rowsInTurn.get(turn) ?? 0) + batch.length);
+          if (batch) rowsInTurn.set(loop.turn, (rowsInTurn.get(loop.turn) ?? 0) + batch.length);
           return push(batch);
         };
       }
@@ -114,7 +108,7 @@ describe('a streamed list to a client that reads nothing', () => {
         unchanged = read() === last ? unchanged + 1 : 0;
         last = read();
       }
-      counting = false;
+      loop.stop();
       // Several megabytes went into the sockets' buffers, a batch at a time.
       expect(read()).toBeGreaterThan(8 * 5 * ROWS_PER_TURN);
       expect(Math.max(...rowsInTurn.values())).toBeLessThanOrEqual(ROWS_PER_TURN);

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OrderListReaders, ROWS_PER_TURN } from '../../src/store/sqlite/orderStream.js';
 import { openStore } from '../../src/store/open.js';
 import type { AdminStore } from '../../src/store/store.js';
+import { countTurns } from '../support/turns.js';
 
 let folder: string;
 let dbPath: string;
@@ -71,21 +72,14 @@ describe('OrderListReaders', () => {
 
   it('reads at most ROWS_PER_TURN rows in a turn of the event loop, however many lists are read at once', async () => {
     const eight = new OrderListReaders(dbPath, 8);
-    // A turn is counted each time the event loop comes back to its check phase, where the rows are read.
-    let turn = 0;
-    let counting = true;
-    const countTurn = () => {
-      turn++;
-      if (counting) setImmediate(countTurn);
-    };
-    setImmediate(countTurn);
+    const loop = countTurns();
     const rowsInTurn = new Map<number, number>();
     const lists = Array.from({ length: 8 }, () => eight.stream() as Readable);
     for (const list of lists) {
-      list.on('data', (batch: string[]) => rowsInTurn.set(turn, (rowsInTurn.get(turn) ?? 0) + batch.length));
+      list.on('data', (batch: string[]) => rowsInTurn.set(loop.turn, (rowsInTurn.get(loop.turn) ?? 0) + batch.length));
     }
     await Promise.all(lists.map((list) => new Promise((resolve) => list.on('end', resolve))));
-    counting = false;
+    loop.stop();
     eight.close();
 
     expect([...rowsInTurn.values()].reduce((sum, rows) => sum + rows, 0)).toBe(8 * 20_000);
