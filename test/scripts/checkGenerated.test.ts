@@ -35,29 +35,20 @@ describe('npm run check:generated', () => {
     expect(result.stdout).toContain('generated/openapi.v2.3.1.d.ts matches openapi.v2.yaml');
   });
 
-  it('fails when a 3.1 rendition was edited by hand', () => {
+  // Each run regenerates every file (about 10 s of CPU), so one run holds both kinds of staleness: a contract
+  // changed without regenerating, and a rendition edited by hand.
+  it('fails, naming each stale file, when openapi.yaml changed without regenerating and a 3.1 rendition of openapi.v2.yaml was edited by hand', () => {
+    addSchema('openapi.yaml');
     appendFileSync(join(copy, 'generated', 'openapi.v2.3.1.yaml'), '# edited\n');
     const result = check();
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('generated/openapi.v2.3.1.yaml is stale');
-    expect(result.stderr).not.toContain('generated/openapi.v2.3.1.d.ts is stale');
-  });
-
-  it('fails when openapi.yaml changed and generated/ was not regenerated', () => {
-    addSchema('openapi.yaml');
-    const result = check();
-    expect(result.status).toBe(1);
+    // The change reaches the contract's types, its rendition and the rendition's types.
     expect(result.stderr).toContain('generated/openapi.d.ts is stale');
-    // The rendition carries the change, and so do its types.
     expect(result.stderr).toContain('generated/openapi.3.1.yaml is stale');
     expect(result.stderr).toContain('generated/openapi.3.1.d.ts is stale');
-  });
-
-  it('fails when openapi.v2.yaml changed and its types were not regenerated', () => {
-    addSchema('openapi.v2.yaml');
-    const result = check();
-    expect(result.status).toBe(1);
-    expect(result.stderr).toContain('generated/openapi.v2.d.ts is stale');
-    expect(result.stderr).not.toContain('generated/openapi.d.ts is stale');
+    // The edited rendition alone: v2's contract and the types of its rendition are as generated.
+    expect(result.stderr).toContain('generated/openapi.v2.3.1.yaml is stale');
+    expect(result.stderr).not.toContain('generated/openapi.v2.3.1.d.ts is stale');
+    expect(result.stdout).toContain('generated/openapi.v2.d.ts matches openapi.v2.yaml');
   });
 });
