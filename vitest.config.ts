@@ -68,6 +68,10 @@ export default defineConfig({
     exclude:
       faults || postgres ? [] : ['test/chaos/**', 'test/postgres/**', 'node_modules/**', ...(prism ? directOnly : [])],
     fileParallelism: !faults,
+    // The files of a worker share its modules: each no longer loads Fastify, Ajv, the drivers and the
+    // contracts anew, nor migrates its own template database (a quarter of the suite's CPU). What a test
+    // relies on is its own: its servers, databases, keys and folders.
+    isolate: false,
     // Most files spend their time waiting on servers, sockets and timers: three of them at once keep two
     // cores busy (a clean CI run used 56% of them with two), where vitest would run one file at a time.
     // The PostgreSQL run keeps two, since its server shares the cores with theirs.
