@@ -74,8 +74,9 @@ export default defineConfig({
     isolate: false,
     // Most files spend their time waiting on servers, sockets and timers: three of them at once keep two
     // cores busy (a clean CI run used 56% of them with two), where vitest would run one file at a time.
-    // The PostgreSQL run keeps two, since its server shares the cores with theirs.
-    maxWorkers: faults ? 1 : Math.max(postgres ? 2 : 3, availableParallelism() - 1),
+    // The PostgreSQL run too: its two longest files (PostgreSQL's faults, the workers) wait on restarts
+    // and processes for most of their minutes, which the rest of its files then no longer queue behind.
+    maxWorkers: faults ? 1 : Math.max(3, availableParallelism() - 1),
     // Each runs only when the selected files need it (test/support/setupNeeds.ts): the build when one runs
     // dist/, the hey-api SDKs when one imports them, Prism in the pass through Prism.
     globalSetup: faults || postgres
