@@ -47,6 +47,18 @@ export const directOnly = [
   // The process's start, stop and configuration: its one list is test/operations' own.
   'test/server.test.ts',
 ];
+// `npm run test:node-line` (NODE_LINE_RUN=1, from scripts/test-all.mjs), which CI runs on each Node line but
+// the machine's, leaves out the files whose outcome cannot depend on the line: those that check files (the
+// contracts' generated files and breaking changes, the code's structure), the API reference's rendering in
+// a browser (its routes are test/docs/routes.test.ts's, which runs), and the bench, run on the machine's line.
+const nodeLineRun = process.env.NODE_LINE_RUN === '1';
+export const sameOnEveryLine = [
+  'test/scripts/checkGenerated.test.ts',
+  'test/scripts/breakingChanges.test.ts',
+  'test/code/**',
+  'test/docs/docs.test.ts',
+  'test/scripts/bench.test.ts',
+];
 // VITEST_REPORT names the report of a run inside a run (test/chaos/packageScripts), which must not
 // overwrite the report .ci/run reads.
 const report =
@@ -66,7 +78,9 @@ export default defineConfig({
   test: {
     include: included(),
     exclude:
-      faults || postgres ? [] : ['test/chaos/**', 'test/postgres/**', 'node_modules/**', ...(prism ? directOnly : [])],
+      faults || postgres
+        ? []
+        : ['test/chaos/**', 'test/postgres/**', 'node_modules/**', ...(prism ? directOnly : []), ...(nodeLineRun ? sameOnEveryLine : [])],
     fileParallelism: !faults,
     // The files of a worker share its modules: each no longer loads Fastify, Ajv, the drivers and the
     // contracts anew, nor migrates its own template database (a quarter of the suite's CPU). What a test

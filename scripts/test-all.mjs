@@ -43,7 +43,7 @@ function duration(ms) {
 }
 
 /** Resolves with the stage's result once it ended; at once when it cannot run. */
-function runStage({ script, after }, results) {
+function runStage({ script, after }, results, env) {
   const needed = after && results.find((result) => result.script === after);
   if (needed && needed.status !== 'passed') {
     const note = `needs ${after}, which ${needed.status === 'failed' ? 'failed' : 'did not run'}`;
@@ -52,7 +52,7 @@ function runStage({ script, after }, results) {
   console.log(`\n> npm run ${script}\n`);
   const started = performance.now();
   return new Promise((resolve) => {
-    const run = spawn('npm', ['run', script], { stdio: 'inherit' });
+    const run = spawn('npm', ['run', script], { stdio: 'inherit', env });
     const ended = (status, signal, error) => {
       // Ctrl-C never gets here: it reaches this process too, which stops at once.
       const note = error?.message ?? (signal ? `killed by ${signal}` : status === 0 ? '' : `exit ${status}`);
@@ -88,8 +88,10 @@ async function main() {
   const name = nodeLine ? 'npm run test:node-line' : 'npm test';
   const started = performance.now();
   const results = [];
+  // The suite leaves out what cannot differ between lines (vitest.config.ts, sameOnEveryLine).
+  const env = nodeLine ? { ...process.env, NODE_LINE_RUN: '1' } : process.env;
   for (const step of stepsOf(stages)) {
-    results.push(...(await Promise.all(step.map((stage) => runStage(stage, results)))));
+    results.push(...(await Promise.all(step.map((stage) => runStage(stage, results, env)))));
   }
   const width = Math.max(...stages.map(({ script }) => script.length));
   console.log(`\n${name}, stage by stage:`);

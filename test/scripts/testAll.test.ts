@@ -1,12 +1,13 @@
 // `npm test` (scripts/test-all.mjs) runs every stage even after one fails, says how each ended, and exits 1
 // if any did not pass. The stages run here are a stand-in `npm` that fails the ones it is told to.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NODE_LINE_STAGES, STAGES, stepsOf } from '../../scripts/test-all.mjs';
+import { sameOnEveryLine } from '../../vitest.config.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const folder = mkdtempSync(join(tmpdir(), 'store-orders-test-all-'));
@@ -18,13 +19,14 @@ writeFileSync(
   fakeNpm,
   `#!/bin/sh
 echo "$2" >> "$STAGES_RUN"
+echo "$2 NODE_LINE_RUN=\${NODE_LINE_RUN:-}" >> "$STAGES_RUN.env"
 case " $FAIL_STAGES " in *" $2 "*) exit 3 ;; esac
 exit 0
 `,
 );
 chmodSync(fakeNpm, 0o755);
 
-function runAll(failing: string[], args: string[] = []): { code: number | null; stdout: string; ran: string[] } {
+function runAll(failing: string[], args: string[] = []): { code: number | null; stdout: string; ran: string[]; env: string[] } {
   const log = join(folder, `ran-${[...args, ...failing].join('-') || 'none'}`);
   appendFileSync(log, '');
   const run = spawnSync(process.execPath, ['scripts/test-all.mjs', ...args], {
@@ -32,7 +34,8 @@ function runAll(failing: string[], args: string[] = []): { code: number | null; 
     encoding: 'utf8',
     env: { ...process.env, PATH: `${folder}:${process.env.PATH}`, STAGES_RUN: log, FAIL_STAGES: failing.join(' ') },
   });
-  return { code: run.status, stdout: run.stdout, ran: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
+  const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+  return { code: run.status, stdout: run.stdout, ran: lines(log), env: lines(`${log}.env`) };
 }
 
 const scripts = STAGES.map(({ script }) => script);
@@ -81,9 +84,11 @@ describe('npm test', () => {
 });
 
 describe('npm run test:node-line', () => {
-  it('runs the build, then the suite, and none of the checks of files', () => {
-    const { code, stdout, ran } = runAll([], ['--node-line']);
+  it('runs the build, then the suite without the files that cannot differ between lines, and none of the checks of files', () => {
+    const { code, stdout, ran, env } = runAll([], ['--node-line']);
     expect(ran).toEqual(['build', 'test:only']);
+    expect(env).toEqual(['build NODE_LINE_RUN=1', 'test:only NODE_LINE_RUN=1']);
+    expect(runAll([]).env.filter((line) => !line.endsWith('NODE_LINE_RUN='))).toEqual([]);
     expect(NODE_LINE_STAGES.map(({ script }) => script)).toEqual(ran);
     expect(code).toBe(0);
     expect(stdout).toContain('npm run test:node-line: every stage passed');
@@ -98,5 +103,18 @@ describe('npm run test:node-line', () => {
     expect(afterBuild.ran).toEqual(['build']);
     expect(afterBuild.code).toBe(1);
     expect(summaryLine(afterBuild.stdout, 'test:only')).toMatch(/ not run +\(needs build, which failed\)$/);
+  });
+});
+
+describe('the files test:node-line leaves out (vitest.config.ts, sameOnEveryLine)', () => {
+  it('each name at least one test file', () => {
+    for (const entry of sameOnEveryLine) {
+      const files = entry.endsWith('/**')
+        ? readdirSync(join(root, entry.slice(0, -'/**'.length)), { recursive: true, encoding: 'utf8' }).filter((path) =>
+            path.endsWith('.test.ts'),
+          )
+        : [entry].filter((path) => existsSync(join(root, path)));
+      expect(files, entry).not.toEqual([]);
+    }
   });
 });
