@@ -88,8 +88,11 @@ async function main() {
   const name = nodeLine ? 'npm run test:node-line' : 'npm test';
   const started = performance.now();
   const results = [];
-  // The suite leaves out what cannot differ between lines (vitest.config.ts, sameOnEveryLine).
-  const env = nodeLine ? { ...process.env, NODE_LINE_RUN: '1' } : process.env;
+  // A line's suite leaves out what cannot differ between lines (vitest.config.ts, sameOnEveryLine); npm
+  // test's never does, whatever its own environment says.
+  const env = { ...process.env };
+  delete env.NODE_LINE_RUN;
+  if (nodeLine) env.NODE_LINE_RUN = '1';
   for (const step of stepsOf(stages)) {
     results.push(...(await Promise.all(step.map((stage) => runStage(stage, results, env)))));
   }
