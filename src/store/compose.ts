@@ -2,7 +2,15 @@
 // own, always as a rejected promise (guard.ts), and ids beyond what a number holds exactly name nothing.
 // The orders and the messages have a module each (orderFront.ts, messageFront.ts). A backend gives only
 // what differs: its statements.
-import type { DeprecatedCallRepository, KeyRepository, MessageRepository, OrderRepository, PetRepository, QuotaRepository, Repositories } from './backend.js';
+import type {
+  DeprecatedCallRepository,
+  KeyRepository,
+  MessageRepository,
+  OrderRepository,
+  PetRepository,
+  QuotaRepository,
+  Repositories,
+} from './backend.js';
 import { type Guard, guardWith } from './guard.js';
 import type { KeyAdmin, KeyStore } from './keyStore.js';
 import { deliveryFront, messageFront } from './messageFront.js';
