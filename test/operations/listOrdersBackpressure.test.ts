@@ -4,9 +4,9 @@
 import { connect, type Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { UNAUTHORIZED } from '../../src/store/store.js';
 import { createKey, startServer, type TestServer } from '../support/server.js';
 import { SERVER_BACKEND, storeBackend } from '../support/storeBackends.js';
+import { watchStreamedLists } from '../support/streamedLists.js';
 import { countTurns } from '../support/turns.js';
 
 /** Every order stream the store hands the server, to measure what it holds; on any backend. */
@@ -15,21 +15,7 @@ const streams: Readable[] = [];
 /** A server whose store's lists record each stream they give. */
 async function recordingServer(streamOrdersAbove: number): Promise<TestServer> {
   const started = await startServer({ streamOrdersAbove });
-  // The server looks the method up on each request, so it finds this one.
-  const { orders } = started.store;
-  const listOrders = orders.listOrders.bind(orders);
-  orders.listOrders = async (caller) => {
-    const list = await listOrders(caller);
-    if (list === UNAUTHORIZED || !('rows' in list)) return list;
-    return {
-      ...list,
-      rows: () => {
-        const stream = list.rows();
-        if (stream) streams.push(stream);
-        return stream;
-      },
-    };
-  };
+  watchStreamedLists(started, (stream) => streams.push(stream));
   return started;
 }
 

@@ -5,9 +5,9 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { MAX_ACCEPTS_AHEAD } from '../../src/eventLoopTurns.js';
-import { UNAUTHORIZED } from '../../src/store/store.js';
 import { createKey, startServer, type TestServer } from '../support/server.js';
 import { SERVER_BACKEND, storeBackend } from '../support/storeBackends.js';
+import { watchStreamedLists } from '../support/streamedLists.js';
 import { countTurns } from '../support/turns.js';
 
 const CLIENTS = 200;
@@ -69,26 +69,12 @@ it.runIf(storeBackend(SERVER_BACKEND).rowsPerTurn !== undefined)(
 
 /** Calls `onBatch` for each batch of rows a streamed list of the server's store reads, `onList` for each list. */
 function countBatches(started: TestServer, onBatch: () => void, onList: () => void): void {
-  // The server looks the method up on each request, so it finds this one.
-  const { orders } = started.store;
-  const listOrders = orders.listOrders.bind(orders);
-  orders.listOrders = async (caller) => {
-    const list = await listOrders(caller);
-    if (list === UNAUTHORIZED || !('rows' in list)) return list;
-    return {
-      ...list,
-      rows: () => {
-        const stream = list.rows();
-        if (stream) {
-          onList();
-          const push = stream.push.bind(stream);
-          stream.push = (batch: unknown) => {
-            if (batch !== null) onBatch();
-            return push(batch);
-          };
-        }
-        return stream;
-      },
+  watchStreamedLists(started, (stream) => {
+    onList();
+    const push = stream.push.bind(stream);
+    stream.push = (batch: unknown) => {
+      if (batch !== null) onBatch();
+      return push(batch);
     };
-  };
+  });
 }
