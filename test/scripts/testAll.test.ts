@@ -50,14 +50,13 @@ const summaryLine = (stdout: string, script: string) =>
   stdout.split('\n').find((line) => new RegExp(`^  ${script} +`).test(line));
 
 describe('npm test', () => {
-  it('runs every stage in order, the checks of files side by side, the PostgreSQL run and the contract tools beside the pass through Prism, and exits 0 when all pass, with one line for each', () => {
+  it('runs every stage in order, the checks of files side by side, the fault suite, the pass through Prism, the PostgreSQL run and the contract tools side by side, and exits 0 when all pass, with one line for each', () => {
     const { code, stdout, ran } = runAll([]);
     expectInOrder(ran);
     expect(stepsOf(STAGES).map((step) => step.map(({ script }) => script))).toEqual([
       ['lint', 'check:generated', 'check:breaking', 'typecheck', 'build'],
       ['test:only'],
-      ['test:faults'],
-      ['test:prism', 'test:postgres', 'test:contract-tools'],
+      ['test:faults', 'test:prism', 'test:postgres', 'test:contract-tools'],
     ]);
     expect(code).toBe(0);
     for (const script of scripts) expect(summaryLine(stdout, script)).toMatch(/ passed +\d+ s$/);
