@@ -16,6 +16,8 @@ const postgres = process.env.VITEST_SUITE === 'postgres';
 const onPostgres = [
   'test/operations/**/*.test.ts',
   'test/http/auth.test.ts',
+  'test/http/scopes.test.ts',
+  'test/http/keyUses.test.ts',
   'test/http/conditional.test.ts',
   'test/http/rateLimits.test.ts',
   'test/http/routing.test.ts',

@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { displayPrefix, generateKey, keyDigest } from '../dist/keys.js';
 import { openStore } from '../dist/store/open.js';
+import { ALL_SCOPES } from '../dist/store/store.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ORDERS = Number(process.env.PAGE_WORK_ORDERS ?? 1_000_000);
@@ -49,7 +50,7 @@ async function seed(path) {
   const store = await openStore({ kind: 'sqlite', path }, { create: true });
   const key = generateKey();
   const account = await store.keys.createAccount('page-work');
-  await store.keys.createKey(account.id, keyDigest(key), displayPrefix(key));
+  await store.keys.createKey({ accountId: account.id, digest: keyDigest(key), displayPrefix: displayPrefix(key), scopes: ALL_SCOPES });
   await store.close();
   // One statement: far faster than importing through the store, with the same schema and indexes.
   const db = new Database(path);

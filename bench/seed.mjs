@@ -6,13 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { displayPrefix, generateKey, keyDigest } from '../dist/keys.js';
 import { openStore } from '../dist/store/open.js';
+import { ALL_SCOPES } from '../dist/store/store.js';
 
 export async function seedDatabase(orderCount, { shippedEvery } = {}) {
   const path = join(mkdtempSync(join(tmpdir(), 'store-orders-bench-')), 'store.db');
   const store = await openStore({ kind: 'sqlite', path }, { synchronous: 'FULL', create: true });
   const key = generateKey();
   const account = await store.keys.createAccount('bench');
-  await store.keys.createKey(account.id, keyDigest(key), displayPrefix(key));
+  await store.keys.createKey({ accountId: account.id, digest: keyDigest(key), displayPrefix: displayPrefix(key), scopes: ALL_SCOPES });
   const batch = [];
   for (let i = 1; i <= orderCount; i++) {
     batch.push({

@@ -25,6 +25,8 @@ export interface paths {
          *     A list of more than 10,000 orders is streamed. While the server is already
          *     sending as many of those as it allows (8 by default), another is refused
          *     with `503 service_unavailable` and `Retry-After: 1`.
+         *
+         *     Needs the scope `orders:read` (see Authentication).
          */
         get: operations["listOrders"];
         put?: never;
@@ -51,6 +53,8 @@ export interface paths {
          *     it is not listed, and cancelling it again answers `404`. An order that has
          *     shipped cannot be cancelled and is left unchanged (`409`). Of several
          *     concurrent cancels of one order exactly one gets `204`.
+         *
+         *     Needs the scope `orders:write` (see Authentication).
          */
         delete: operations["cancelOrder"];
         options?: never;
@@ -77,6 +81,8 @@ export interface paths {
          *     The specification's quickstart shows it on an example address of its
          *     own, `https://quickstart.store-orders.example/v1`. It is the same call
          *     at every server of this document, and lists no servers of its own.
+         *
+         *     Needs the scope `messages:write` (see Authentication).
          */
         post: operations["sendMessage"];
         delete?: never;
@@ -98,6 +104,8 @@ export interface paths {
          * @description Returns one pet. Deprecated since 2026-01-01T00:00:00Z; sunset at
          *     2027-06-30T23:59:59Z, after which it answers `410 gone`. Every response
          *     carries `Deprecation`, `Sunset` and `Link` headers.
+         *
+         *     Needs a valid API key, of any scope (see Authentication).
          */
         get: operations["getPetById"];
         put?: never;
@@ -201,7 +209,8 @@ export interface components {
          *     | `invalid_request` | 400 | a parameter or the body does not match this contract |
          *     | `invalid_json` | 400 | the body is not I-JSON (RFC 7493): not valid JSON or UTF-8, a member name twice in one object, an unpaired surrogate escape in a string; or a prototype-poisoning payload |
          *     | `unsupported_content_type` | 400 | the body's content type is not `application/json` |
-         *     | `unauthorized` | 401 | the API key is missing, malformed, unknown or revoked, or was sent in the URL (`access_token`) |
+         *     | `unauthorized` | 401 | the API key is missing, malformed, unknown, revoked or expired, or was sent in the URL (`access_token`) |
+         *     | `forbidden` | 403 | the API key does not have the scope the operation needs (see Authentication) |
          *     | `order_not_found` | 404 | no order with this id, or it was cancelled |
          *     | `pet_not_found` | 404 | no pet with this id |
          *     | `not_found` | 404 | no such path |
@@ -339,11 +348,53 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The API key is missing, malformed, unknown or revoked, or `Authorization` was sent more than once, or the request has an `access_token` query parameter (a key in the URL, refused with the message "Send the API key in the Authorization header, not in the URL"). */
+        /** @description The API key is missing, malformed, unknown, revoked or expired, or `Authorization` was sent more than once, or the request has an `access_token` query parameter (a key in the URL, refused with the message "Send the API key in the Authorization header, not in the URL"). */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key is valid but does not have the scope `orders:read`, which listOrders needs (`forbidden`); see Authentication. Nothing else of the request was looked at. */
+        ForbiddenOrdersRead: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /** @description The challenge of a key without the operation's scope (RFC 6750 §3.1), naming the scope. */
+                "WWW-Authenticate": "Bearer realm=\"store-orders\", error=\"insufficient_scope\", scope=\"orders:read\"";
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key is valid but does not have the scope `orders:write`, which cancelOrder needs (`forbidden`); see Authentication. Nothing else of the request was looked at. */
+        ForbiddenOrdersWrite: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /** @description The challenge of a key without the operation's scope (RFC 6750 §3.1), naming the scope. */
+                "WWW-Authenticate": "Bearer realm=\"store-orders\", error=\"insufficient_scope\", scope=\"orders:write\"";
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key is valid but does not have the scope `messages:write`, which sendMessage needs (`forbidden`); see Authentication. Nothing else of the request was looked at. */
+        ForbiddenMessagesWrite: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /** @description The challenge of a key without the operation's scope (RFC 6750 §3.1), naming the scope. */
+                "WWW-Authenticate": "Bearer realm=\"store-orders\", error=\"insufficient_scope\", scope=\"messages:write\"";
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -447,6 +498,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenOrdersRead"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -475,6 +527,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenOrdersWrite"];
             /** @description No order with this id exists, or it has already been cancelled. */
             404: {
                 headers: {
@@ -549,6 +602,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenMessagesWrite"];
             /** @description Another request with this `Idempotency-Key` is still being processed. Nothing was stored for this one; retry it. */
             409: {
                 headers: {
@@ -644,7 +698,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key is missing, malformed, unknown or revoked, or `Authorization` was sent more than once, or the request has an `access_token` query parameter (a key in the URL, refused with the message "Send the API key in the Authorization header, not in the URL"). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or `Authorization` was sent more than once, or the request has an `access_token` query parameter (a key in the URL, refused with the message "Send the API key in the Authorization header, not in the URL"). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

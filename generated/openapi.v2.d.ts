@@ -83,6 +83,8 @@ export interface paths {
          *     **Conditional requests.** Each page carries an `ETag`, a digest of the
          *     page's body; sending it back in `If-None-Match` with the same query
          *     answers `304 Not Modified` with no body while that page is unchanged.
+         *
+         *     Needs the scope `orders:read` (see Authentication).
          */
         get: operations["listOrders"];
         put?: never;
@@ -110,6 +112,8 @@ export interface paths {
          *     it again answers `404`. An order that has
          *     shipped cannot be cancelled and is left unchanged (`409`). Of several
          *     concurrent cancels of one order exactly one gets `204`.
+         *
+         *     Needs the scope `orders:write` (see Authentication).
          */
         delete: operations["cancelOrder"];
         options?: never;
@@ -137,6 +141,8 @@ export interface paths {
          *     The specification's quickstart shows it on an example address of its
          *     own, `https://quickstart.store-orders.example/v2`. It is the same call
          *     at every server of this document, and lists no servers of its own.
+         *
+         *     Needs the scope `messages:write` (see Authentication).
          */
         post: operations["sendMessage"];
         delete?: never;
@@ -160,6 +166,8 @@ export interface paths {
          *     status was last set. A message another account sent is `404`, as an
          *     unknown one is, and so is a delivered or failed message once the
          *     operator's retention time has passed.
+         *
+         *     Needs the scope `messages:read` (see Authentication).
          */
         get: operations["getMessage"];
         put?: never;
@@ -237,7 +245,8 @@ export interface components {
          *     | `invalid_request` | 400 | a parameter or the body does not match this contract |
          *     | `invalid_json` | 400 | the body is not I-JSON (RFC 7493): not valid JSON or UTF-8, a member name twice in one object, an unpaired surrogate escape in a string; or a prototype-poisoning payload |
          *     | `unsupported_content_type` | 400 | the body's content type is not `application/json` |
-         *     | `unauthorized` | 401 | the API key is missing, malformed, unknown or revoked, or was sent in the URL (`access_token`) |
+         *     | `unauthorized` | 401 | the API key is missing, malformed, unknown, revoked or expired, or was sent in the URL (`access_token`) |
+         *     | `forbidden` | 403 | the API key does not have the scope the operation needs (see Authentication) |
          *     | `limit_out_of_range` | 400 | listOrders' `limit` is not from 1 to 1,000 |
          *     | `invalid_cursor` | 400 | listOrders' `cursor` is not one the server made |
          *     | `cursor_mismatch` | 400 | listOrders' `cursor` was made for other filters than the request's |
@@ -426,7 +435,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The API key is missing, malformed, unknown or revoked, or `Authorization` was sent more than once, or the request has an `access_token` query parameter (a key in the URL, refused with the message "Send the API key in the Authorization header, not in the URL"). */
+        /** @description The API key is missing, malformed, unknown, revoked or expired, or `Authorization` was sent more than once, or the request has an `access_token` query parameter (a key in the URL, refused with the message "Send the API key in the Authorization header, not in the URL"). */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -439,6 +448,102 @@ export interface components {
                  *       "code": "unauthorized",
                  *       "message": "A valid API key is required",
                  *       "status": 401
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key is valid but does not have the scope `orders:read`, which listOrders needs (`forbidden`); see Authentication. Nothing else of the request was looked at. */
+        ForbiddenOrdersRead: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /**
+                 * @description The challenge of a key without the operation's scope (RFC 6750 §3.1), naming the scope.
+                 * @example Bearer realm="store-orders", error="insufficient_scope", scope="orders:read"
+                 */
+                "WWW-Authenticate": "Bearer realm=\"store-orders\", error=\"insufficient_scope\", scope=\"orders:read\"";
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "forbidden",
+                 *       "message": "This API key does not have the scope orders:read, which listOrders needs",
+                 *       "status": 403
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key is valid but does not have the scope `orders:write`, which cancelOrder needs (`forbidden`); see Authentication. Nothing else of the request was looked at. */
+        ForbiddenOrdersWrite: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /**
+                 * @description The challenge of a key without the operation's scope (RFC 6750 §3.1), naming the scope.
+                 * @example Bearer realm="store-orders", error="insufficient_scope", scope="orders:write"
+                 */
+                "WWW-Authenticate": "Bearer realm=\"store-orders\", error=\"insufficient_scope\", scope=\"orders:write\"";
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "forbidden",
+                 *       "message": "This API key does not have the scope orders:write, which cancelOrder needs",
+                 *       "status": 403
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key is valid but does not have the scope `messages:write`, which sendMessage needs (`forbidden`); see Authentication. Nothing else of the request was looked at. */
+        ForbiddenMessagesWrite: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /**
+                 * @description The challenge of a key without the operation's scope (RFC 6750 §3.1), naming the scope.
+                 * @example Bearer realm="store-orders", error="insufficient_scope", scope="messages:write"
+                 */
+                "WWW-Authenticate": "Bearer realm=\"store-orders\", error=\"insufficient_scope\", scope=\"messages:write\"";
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "forbidden",
+                 *       "message": "This API key does not have the scope messages:write, which sendMessage needs",
+                 *       "status": 403
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key is valid but does not have the scope `messages:read`, which getMessage needs (`forbidden`); see Authentication. Nothing else of the request was looked at. */
+        ForbiddenMessagesRead: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /**
+                 * @description The challenge of a key without the operation's scope (RFC 6750 §3.1), naming the scope.
+                 * @example Bearer realm="store-orders", error="insufficient_scope", scope="messages:read"
+                 */
+                "WWW-Authenticate": "Bearer realm=\"store-orders\", error=\"insufficient_scope\", scope=\"messages:read\"";
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "forbidden",
+                 *       "message": "This API key does not have the scope messages:read, which getMessage needs",
+                 *       "status": 403
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -646,6 +751,7 @@ export interface operations {
             };
             400: components["responses"]["ListBadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenOrdersRead"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -677,6 +783,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenOrdersWrite"];
             /** @description No order with this id exists, or it has already been cancelled. */
             404: {
                 headers: {
@@ -778,6 +885,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenMessagesWrite"];
             /** @description Another request with this `Idempotency-Key` is still being processed. Nothing was stored for this one; retry it. */
             409: {
                 headers: {
@@ -897,6 +1005,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenMessagesRead"];
             /** @description This account sent no message with this id, or it is past the retention time. */
             404: {
                 headers: {

@@ -24,6 +24,7 @@ import { registerContractFiles, registerProbes } from './http/probes.js';
 import { MemoryQuotaCount } from './http/quotaCount.js';
 import { RequestQuotas } from './http/quotas.js';
 import { KnownCallers } from './http/auth.js';
+import { KeyUses } from './http/keyUses.js';
 import { hideContentType, takeBodiesUnparsed } from './http/rawBodies.js';
 import { registerOperations } from './http/routes.js';
 import { type ListenerOptions, serverOptions } from './http/serverOptions.js';
@@ -111,8 +112,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const quotaCount = store.quotas ?? options.quotaCount ?? new MemoryQuotaCount();
   const quotas = new RequestQuotas(options.rateLimits ?? DEFAULT_RATE_LIMITS, quotaCount, options.now);
   const callers = new KnownCallers(store.keys);
+  const keyUses = new KeyUses(store.keys, app.log, now);
+  app.addHook('onClose', () => keyUses.flush());
   const parts = storePartsOf(deliveredBy(app, store, options.delivery, metrics.delivery));
-  registerOperations(app, apis, opening, { callers, parts, quotas, now });
+  registerOperations(app, apis, opening, { callers, keyUses, parts, quotas, now });
   return app;
 }
 

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { displayPrefix, generateKey, keyDigest } from '../../dist/keys.js';
 import { openStore } from '../../dist/store/open.js';
+import { ALL_SCOPES } from '../../dist/store/store.js';
 import { project, start } from '../harness/contenders.mjs';
 import { fail, seeded, sleep } from '../harness/lifecycle.mjs';
 import { median, report } from '../harness/report.mjs';
@@ -39,7 +40,7 @@ async function addAccounts(path, firstKey) {
   for (let i = 1; i < ACCOUNTS; i++) {
     const key = generateKey();
     const account = await store.keys.createAccount(`bench ${i}`);
-    await store.keys.createKey(account.id, keyDigest(key), displayPrefix(key));
+    await store.keys.createKey({ accountId: account.id, digest: keyDigest(key), displayPrefix: displayPrefix(key), scopes: ALL_SCOPES });
     keys.push(key);
   }
   await store.close();

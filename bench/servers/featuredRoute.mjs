@@ -6,7 +6,8 @@
 // - the address's failed-authentication quota looked at, and counted on a failure;
 // - the key's SHA-256 digest looked up in a cache that is dropped whenever `PRAGMA data_version`, read once
 //   per event-loop turn, says another connection committed (so a revocation counts from the next request);
-// - the key's quota counted, with its RateLimit fields;
+//   its expiry compared with the clock;
+// - the key's quota counted, with its RateLimit fields, then its scopes (orders:read);
 // - the ETag, and 304 to an If-None-Match that names it;
 // - a duration histogram per status, and the connection limiter's count of requests in flight.
 import { timingSafeEqual } from 'node:crypto';
@@ -32,7 +33,7 @@ const body = serializedOrderList(db);
 const etag = entityTag(body);
 
 const dataVersion = db.prepare('PRAGMA data_version').pluck();
-const activeKey = db.prepare('SELECT id, digest FROM api_keys WHERE digest = ? AND revoked_at IS NULL');
+const activeKey = db.prepare('SELECT id, digest, scopes, expires_at FROM api_keys WHERE digest = ? AND revoked_at IS NULL');
 let stamp;
 let cachedAt;
 const keys = new Map();
@@ -52,10 +53,15 @@ function findKey(digest) {
   let key = keys.get(text);
   if (key === undefined) {
     const row = activeKey.get(digest);
-    key = row && timingSafeEqual(row.digest, digest) ? row.id : null;
+    key =
+      row && timingSafeEqual(row.digest, digest)
+        ? { id: row.id, expiresAt: row.expires_at, mayList: row.scopes === null || row.scopes.split(' ').includes('orders:read') }
+        : null;
     if (keys.size >= MAX_TRACKED) keys.clear();
     keys.set(text, key);
   }
+  // An expiry is a time, compared at every request, as the project does.
+  if (key === null || (key.expiresAt !== null && key.expiresAt <= new Date().toISOString())) return null;
   return key;
 }
 
@@ -121,19 +127,20 @@ app.get('/v1/store/orders', (request, reply) => {
   countWindow(nowMs);
   if ((failures.get(request.ip) ?? 0) >= FAILURES_PER_ADDRESS) return reply.code(429).send();
   const token = bearerToken(authorizationOf(request.raw.rawHeaders));
-  const keyId = token === undefined ? null : findKey(keyDigest(token));
-  if (keyId === null) {
+  const key = token === undefined ? null : findKey(keyDigest(token));
+  if (key === null) {
     const failed = (failures.get(request.ip) ?? 0) + 1;
     if (failed > 1 || failures.size < MAX_TRACKED) failures.set(request.ip, failed);
     return reply.code(401).send();
   }
-  const used = (perKey.get(keyId) ?? 0) + 1;
-  perKey.set(keyId, used);
+  const used = (perKey.get(key.id) ?? 0) + 1;
+  perKey.set(key.id, used);
   const resetSeconds = Math.max(1, Math.ceil((WINDOW_MS - (nowMs % WINDOW_MS)) / 1000));
   reply
     .header('ratelimit-policy', POLICY)
     .header('ratelimit', `"per-key";r=${Math.max(0, LIMIT - used)};t=${resetSeconds}`);
   if (used > LIMIT) return reply.code(429).send();
+  if (!key.mayList) return reply.code(403).send();
   reply.header('etag', etag);
   if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
   return reply.header('content-type', 'application/json; charset=utf-8').send(body);

@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   limit_out_of_range: 400,
   unsupported_content_type: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   order_not_found: 404,
   message_not_found: 404,

@@ -25,7 +25,7 @@ export interface Caller {
  * request count against its key's quota before its operation runs, and an operation whose store call
  * checks the key itself run without a lookup first (one statement where there were two). They never
  * authorize anything: the key is checked again, by that store call or by a lookup before any other answer.
- * A key's account and id never change, so what is learned stays true for as long as the key exists.
+ * A key's account, id and scopes never change, so what is learned stays true for as long as the key exists.
  */
 export class KnownCallers {
   readonly #byDigest = new Map<string, Principal>();
@@ -73,7 +73,8 @@ export function authenticate(digest: Buffer, keys: KeyStore): Awaitable<Principa
     // The lookup is by digest, so a timing difference there says nothing about the key; the final
     // comparison is still constant-time so no code path compares secrets byte by byte.
     if (!key || key.digest.length !== digest.length || !timingSafeEqual(key.digest, digest)) return undefined;
-    return { accountId: key.accountId, accountName: key.accountName, keyId: key.keyId, keyDigest: key.digest };
+    const { accountId, accountName, keyId, scopes } = key;
+    return { accountId, accountName, keyId, keyDigest: key.digest, scopes };
   });
 }
 

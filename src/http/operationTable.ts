@@ -14,6 +14,7 @@ import { apiError } from '../contract/errorBody.js';
 import { configureAjv } from '../contract/formats.js';
 import type { AnyOperationId, Input } from '../contract/types.js';
 import { type Dependencies, type Handlers, isKeyCheckedByStore } from '../operations/handler.js';
+import { isScope, type Scope } from '../store/store.js';
 import { supportsConditionalGet } from './conditional.js';
 import { type HeaderParameter, invalidRequest, type Validation, type ValidationInput } from './validation.js';
 
@@ -34,6 +35,8 @@ export interface Operation {
   conditional: boolean;
   /** Whether its store call checks the caller's key itself (operations/handler.ts, checksKeyInStore). */
   keyCheckedByStore: boolean;
+  /** The scope a key needs for it, the contract's `x-required-scope`; none where any valid key may call it. */
+  scope: Scope | undefined;
   validate(input: ValidationInput): Awaitable<Validation>;
   /** Its version's handler, given the input its contract checked. */
   handler(input: Input<never>, dependencies: Dependencies): Awaitable<Answer>;
@@ -77,6 +80,7 @@ export function operationTable<V extends ApiVersion>(
       ),
       conditional: supportsConditionalGet(definition),
       keyCheckedByStore: isKeyCheckedByStore(handlers[operationId as keyof Handlers<V>]),
+      scope: requiredScope(operationId, definition),
       // At once when the validators are loaded, as they are soon after start.
       validate: (input) =>
         validators ? validators.validate(operationId, input) : loaded().then((ready) => ready.validate(operationId, input)),
@@ -88,6 +92,14 @@ export function operationTable<V extends ApiVersion>(
 
 interface Validators {
   validate(operationId: string, input: ValidationInput): Validation;
+}
+
+/** The operation's `x-required-scope`: a server refuses to start on a contract that names another. */
+function requiredScope(operationId: string, definition: OpenAPIV3.OperationObject): Scope | undefined {
+  const scope = (definition as { 'x-required-scope'?: unknown })['x-required-scope'];
+  if (scope === undefined) return undefined;
+  if (typeof scope !== 'string' || !isScope(scope)) throw new Error(`${operationId}: x-required-scope ${JSON.stringify(scope)} is no scope`);
+  return scope;
 }
 
 /**

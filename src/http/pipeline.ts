@@ -9,13 +9,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { andThen, type Awaitable } from '../awaitable.js';
 import type { Answer } from '../contract/answer.js';
 import { refuseAfterSunset } from '../contract/deprecation.js';
+import { forbidden } from '../contract/forbidden.js';
 import type { Input } from '../contract/types.js';
 import type { StoreParts } from '../operations/handler.js';
 import { answerToFailure } from '../serving/commonAnswers.js';
 import { send } from '../serving/reply.js';
+import { allows } from '../store/store.js';
 import { authenticateRequest, type Caller, keyRefused, type KnownCallers } from './auth.js';
 import { operationBody } from './body.js';
 import { conditionalGet } from './conditional.js';
+import type { KeyUses } from './keyUses.js';
 import type { Operation } from './operationTable.js';
 import { invalidIntegerParameter } from './parameters.js';
 import type { RequestQuotas } from './quotas.js';
@@ -23,6 +26,7 @@ import { validatedInput } from './validation.js';
 
 export interface PipelineDependencies {
   callers: KnownCallers;
+  keyUses: KeyUses;
   parts: StoreParts;
   quotas: RequestQuotas;
   now: () => Date;
@@ -55,6 +59,7 @@ const STAGES: readonly Stage[] = [
   checkAddressQuota, // 429, before the key is looked at
   authenticate, // 401
   checkKeyQuota, // 429
+  checkScope, // 403
   checkParameters, // 400
   readBody, // 413, 415, 400
   validate, // 400
@@ -88,15 +93,19 @@ export function respond(
     return;
   }
   if (!(answer instanceof Promise)) {
-    send(reply, answer, exchange.headers);
+    sendAnswer(answer, exchange);
     return;
   }
   return answer.then(
-    (settled) => {
-      send(reply, settled, exchange.headers);
-    },
+    (settled) => sendAnswer(settled, exchange),
     (error: unknown) => sendFailure(error, exchange),
   );
+}
+
+/** A request answered with its key still active (refuseKey did not take it back) used that key. */
+function sendAnswer(answer: Answer, { request, reply, headers, dependencies }: Exchange): void {
+  if (request.principal) dependencies.keyUses.used(request.principal.keyId);
+  send(reply, answer, headers);
 }
 
 /**
@@ -145,6 +154,16 @@ function checkKeyQuota(exchange: Exchange): Awaitable<Answer | undefined> {
     if (usage.headers) exchange.headers = exchange.headers ? { ...exchange.headers, ...usage.headers } : usage.headers;
     return usage.refusal && refused(usage.refusal, exchange);
   });
+}
+
+/**
+ * 403 to a key without the operation's scope, before anything of the request but its key is looked at: a
+ * key that may not cancel learns nothing of order ids. The quota counted the request already.
+ */
+function checkScope(exchange: Exchange): Awaitable<Answer | undefined> {
+  const { scope, operationId } = exchange.operation;
+  if (scope === undefined || allows(callerOf(exchange).principal.scopes, scope)) return undefined;
+  return refused(forbidden(scope, operationId), exchange);
 }
 
 /** 400 for an integer parameter the contract's range leaves out, before any body is read. */

@@ -21,16 +21,20 @@ import type {
   MessageFilter,
   MessageStatus,
   MessageWithStatus,
+  NewKey,
   NewMessage,
   NewOrder,
+  OldKeyEnd,
   OrderFilter,
   OrderList,
   OrderPage,
   OrderPageQuery,
   OrderStatus,
   Pet,
+  ReplacingKey,
   RetryOutcome,
   RevokeOutcome,
+  RollOutcome,
   Settlement,
   StoredMessage,
   StoredOrder,
@@ -118,11 +122,14 @@ export interface KeyRepository {
   findActiveKey(digest: Buffer): Awaitable<ActiveKey | undefined>;
   createAccount(name: string): Awaitable<Account>;
   findAccount(name: string): Awaitable<Account | undefined>;
-  createKey(accountId: number, digest: Buffer, displayPrefix: string): Awaitable<KeyListing>;
+  createKey(key: NewKey): Awaitable<KeyListing>;
   listKeys(): Awaitable<KeyListing[]>;
   /** The id of the key whose digest is `digest`, revoked or not. */
   findKeyId(digest: Buffer): Awaitable<number | undefined>;
   revoke(keyId: number): Awaitable<RevokeOutcome>;
+  /** In one transaction: the new key made, the old one's end set (the earlier of its expiry and `oldEnds`). */
+  roll(keyId: number, newKey: ReplacingKey, oldEnds: OldKeyEnd): Awaitable<RollOutcome>;
+  recordUses(keyIds: readonly number[], at: string): Awaitable<void>;
 }
 
 /** The shared count of the request quotas (quotas.ts). */

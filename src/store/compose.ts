@@ -12,7 +12,7 @@ import type {
   Repositories,
 } from './backend.js';
 import { type Guard, guardWith } from './guard.js';
-import type { KeyAdmin, KeyStore } from './keyStore.js';
+import type { KeyAdmin, KeyStore, OldKeyEnd, ReplacingKey } from './keyStore.js';
 import { deliveryFront, messageFront } from './messageFront.js';
 import { orderFront } from './orderFront.js';
 import type { PetAdmin, PetStore } from './petStore.js';
@@ -46,16 +46,23 @@ function petFront(pets: PetRepository, guard: Guard): PetStore & PetAdmin {
 }
 
 function keyFront(keys: KeyRepository, guard: Guard): KeyStore & KeyAdmin {
+  const known = (keyId: number | undefined): keyId is number => keyId !== undefined && isStoreId(keyId);
   const revoke = (keyId: number | undefined) =>
-    keyId !== undefined && isStoreId(keyId) ? guard.call(() => keys.revoke(keyId)) : Promise.resolve('missing' as const);
+    known(keyId) ? guard.call(() => keys.revoke(keyId)) : Promise.resolve('missing' as const);
+  const roll = (keyId: number | undefined, newKey: ReplacingKey, oldEnds: OldKeyEnd) =>
+    known(keyId) ? guard.call(() => keys.roll(keyId, newKey, oldEnds)) : Promise.resolve({ outcome: 'missing' as const });
   return {
     findActiveKey: (digest) => guard.read(() => keys.findActiveKey(digest)),
+    recordKeyUses: (keyIds, at) => guard.call(() => keys.recordUses(keyIds, at)),
     createAccount: (name) => guard.call(() => keys.createAccount(name)),
     findAccount: (name) => guard.call(() => keys.findAccount(name)),
-    createKey: (accountId, digest, prefix) => guard.call(() => keys.createKey(accountId, digest, prefix)),
+    createKey: (key) => guard.call(() => keys.createKey(key)),
     listKeys: () => guard.call(() => keys.listKeys()),
     revokeKeyById: (keyId) => revoke(keyId),
     revokeKeyByDigest: (digest) => guard.call(() => keys.findKeyId(digest)).then(revoke),
+    rollKeyById: (keyId, newKey, oldEnds) => roll(keyId, newKey, oldEnds),
+    rollKeyByDigest: (digest, newKey, oldEnds) =>
+      guard.call(() => keys.findKeyId(digest)).then((keyId) => roll(keyId, newKey, oldEnds)),
   };
 }
 

@@ -1,6 +1,7 @@
 // Rows as every backend reads and writes them (both schemas name the columns alike), and the one mapping
 // of each to what the seam gives: a column the store has no value for is left out of the answer.
 import type { DeprecatedCalls, KeyListing, NewOrder, Order, OrderStatus, OrderWithStatus, StoredOrder } from './store.js';
+import { ALL_SCOPES, type Scope, type Scopes } from './vocabulary.js';
 
 export const ORDER_COLUMNS = 'id, pet_id, quantity, ship_date, complete';
 /** In this order, as SQLite's pages read them into arrays (sqlite/orders.ts, statusRow). */
@@ -66,18 +67,33 @@ export const ACCOUNT_COLUMNS = `id, name, created_at AS "createdAt"`;
 
 /** The keys of the table (or common table expression) `keys` as listed: with their account's name. */
 export function keyListingOf(keys: string): string {
-  return `SELECT k.id, a.name AS account, k.display_prefix, k.created_at, k.revoked_at
+  return `SELECT k.id, a.name AS account, k.display_prefix, k.scopes, k.created_at, k.expires_at, k.revoked_at,
+      k.last_used_at
     FROM ${keys} k JOIN accounts a ON a.id = k.account_id`;
 }
 
 export const KEY_LISTING = keyListingOf('api_keys');
 
+/** A key's scopes as its `scopes` column holds them (migration 8 on SQLite, 13 on PostgreSQL). */
+export function scopesOf(column: string | null): Scopes {
+  if (column === null) return ALL_SCOPES;
+  return column === '' ? [] : (column.split(' ') as Scope[]);
+}
+
+/** The `scopes` column of a key with `scopes`. */
+export function scopesColumn(scopes: Scopes): string | null {
+  return scopes === ALL_SCOPES ? null : scopes.join(' ');
+}
+
 export interface KeyRow {
   id: number;
   account: string;
   display_prefix: string;
+  scopes: string | null;
   created_at: string;
+  expires_at: string | null;
   revoked_at: string | null;
+  last_used_at: string | null;
 }
 
 export function toKeyListing(row: KeyRow): KeyListing {
@@ -85,9 +101,12 @@ export function toKeyListing(row: KeyRow): KeyListing {
     id: row.id,
     account: row.account,
     displayPrefix: row.display_prefix,
+    scopes: scopesOf(row.scopes),
     createdAt: row.created_at,
   };
+  if (row.expires_at !== null) listing.expiresAt = row.expires_at;
   if (row.revoked_at !== null) listing.revokedAt = row.revoked_at;
+  if (row.last_used_at !== null) listing.lastUsedAt = row.last_used_at;
   return listing;
 }
 

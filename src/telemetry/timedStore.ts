@@ -38,7 +38,7 @@ export function timedStore(store: Store, duration: TalliedHistogram<'method'>): 
     orders: timed(store.orders, every<OrderStore>()('listOrders', 'listOrderPage', 'cancelOrder')),
     pets: timed(store.pets, every<PetStore>()('findPet')),
     messages: timed(store.messages, every<MessageStore>()('enqueueMessage', 'enqueueMessageOnce', 'findMessage')),
-    keys: timed(store.keys, every<KeyStore>()('findActiveKey')),
+    keys: timed(store.keys, every<KeyStore>()('findActiveKey', 'recordKeyUses')),
     telemetry: timed(
       store.telemetry,
       every<TelemetryStore>()(

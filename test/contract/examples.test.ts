@@ -59,13 +59,17 @@ function exampleRequest(version: ApiVersion, operation: Operation, key: string, 
 
 type ResponseExample = { status: number; example: unknown };
 
-function responseExamples({ definition }: Operation, version: ApiVersion): ResponseExample[] {
-  return Object.entries(definition.responses).flatMap(([status, response]) => {
-    const resolved =
-      '$ref' in response
-        ? contracts[version].document.components?.responses?.[response.$ref.replace('#/components/responses/', '')]
-        : response;
-    const example = (resolved as OpenAPIV3.ResponseObject | undefined)?.content?.['application/json']?.example;
+function resolvedResponse({ definition }: Operation, version: ApiVersion, status: string): OpenAPIV3.ResponseObject | undefined {
+  const response = definition.responses[status];
+  if (response === undefined || !('$ref' in response)) return response;
+  return contracts[version].document.components?.responses?.[response.$ref.replace('#/components/responses/', '')] as
+    | OpenAPIV3.ResponseObject
+    | undefined;
+}
+
+function responseExamples(operation: Operation, version: ApiVersion): ResponseExample[] {
+  return Object.keys(operation.definition.responses).flatMap((status) => {
+    const example = resolvedResponse(operation, version, status)?.content?.['application/json']?.example as unknown;
     return example === undefined || status === 'default' ? [] : [{ status: Number(status), example }];
   });
 }
@@ -116,6 +120,19 @@ describe.each(API_VERSIONS)('the examples of the %s contract, on a server set up
       );
       expect({ status: response.status, body }).toEqual({ status, body: example });
     }
+  });
+
+  it.each(operations)('answers $operationId, to a key without its scope, with its 403 example exactly', async (operation) => {
+    const forbidden = responseExamples(operation, version).find(({ status }) => status === 403);
+    if (forbidden === undefined) return;
+    const scopeless = await storeOrders(server, 'keys', 'create', '--account', 'examples', '--scopes', '');
+    const { response, body } = await send(exampleRequest(version, operation, scopeless.out[0] as string, true));
+    const header = ((resolvedResponse(operation, version, '403')?.headers?.['WWW-Authenticate'] ?? {}) as OpenAPIV3.HeaderObject).example;
+    expect({ status: response.status, body, authenticate: response.headers.get('www-authenticate') }).toEqual({
+      status: 403,
+      body: forbidden.example,
+      authenticate: header,
+    });
   });
 
   if (version === 'v2') {

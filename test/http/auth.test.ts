@@ -87,6 +87,7 @@ describe('KnownCallers', () => {
         lookups++;
         return keys.findActiveKey(digest);
       },
+      recordKeyUses: (keyIds, at) => keys.recordKeyUses(keyIds, at),
     };
     const callers = new KnownCallers(countingStore);
     const changed = wrongKey(t.key);

@@ -95,7 +95,7 @@ describe('the one request pipeline', () => {
     for (const [, , method, path, body] of OPERATIONS) {
       await rawRequest(`${server.baseUrl}${path}`, { method, headers: good, ...(body && { body }) });
     }
-    const principal = { accountId: expect.any(Number), accountName: 'acme', keyId, keyDigest: keyDigest(key) };
+    const principal = { accountId: expect.any(Number), accountName: 'acme', keyId, keyDigest: keyDigest(key), scopes: '*' };
     expect(calls).toEqual(OPERATIONS.map(([version, operationId]) => ({ version, operationId, principal })));
   });
 });

@@ -120,9 +120,10 @@ describe('the per-key quota', () => {
       rateLimits: { requestsPerKey: 100_000, authFailuresPerAddress: 0, windowSeconds: 60 },
     });
     const { key } = await createKey(server.store);
+    const scopeless = await createKey(server.store, 'acme', []);
     const client = new CheckedClient(server);
     await answersUnderWriteLock(client, key, control);
-    for (const answerCase of await everyAnswerCases(server, key, control)) await answerCase.run(client);
+    for (const answerCase of await everyAnswerCases(server, key, control, scopeless.key)) await answerCase.run(client);
     client.close();
     const withKey = client.answers.filter(({ keyKnown }) => keyKnown);
     for (const { label, headers } of withKey) {

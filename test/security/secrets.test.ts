@@ -253,8 +253,23 @@ describe('a canary key sent down every error path', () => {
       quotedClient.close();
       await quoted.close();
     }
+    // The 403 of a missing scope, on a server of its own where the canary has no scope at all.
+    const scoped = await started({});
+    await addKey(scoped.store, canary, 'acme', []);
+    const scopedClient = new CheckedClient(scoped);
+    try {
+      const { key: anyKey } = await createKey(scoped.store, 'globex');
+      const forbidden = (await everyAnswerCases(scoped, anyKey, control, canary)).filter(({ label }) => label.endsWith(' 403'));
+      expect(forbidden.length).toBeGreaterThan(0);
+      for (const { status, code, ...sent } of forbidden) {
+        expected.set(await sent.run(scopedClient), { status, ...(code !== undefined && { code }) });
+      }
+    } finally {
+      scopedClient.close();
+      await scoped.close();
+    }
     client.close();
-    const answers = [...client.answers, ...quotedClient.answers];
+    const answers = [...client.answers, ...quotedClient.answers, ...scopedClient.answers];
     const quotaPolicies = quotedClient.answers
       .filter(({ status }) => status === 429)
       .map(({ headers }) => headers.get('ratelimit-policy')?.split(';')[0]);
@@ -315,7 +330,7 @@ describe('a canary key sent down every error path', () => {
     expect(errorCodeTable().map(({ code }) => code).filter((code) => !codesSeen.has(code))).toEqual([]);
     expect(answers.length + rawReplies.length).toBe(1_000);
 
-    const logs = [...server.logs, ...quoted.logs].join('');
+    const logs = [...server.logs, ...quoted.logs, ...scoped.logs].join('');
     expect(logs).toContain('an unexpected failure in the handler');
     for (const piece of piecesOf(canary)) expect(logs).not.toContain(piece);
   });

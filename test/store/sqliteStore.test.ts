@@ -7,7 +7,7 @@ import { displayPrefix, generateKey, keyDigest } from '../../src/keys.js';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { openDatabase, synchronousLevel } from '../../src/store/sqlite/open.js';
 import { openStore } from '../../src/store/open.js';
-import type { AdminStore } from '../../src/store/store.js';
+import { ALL_SCOPES, type AdminStore } from '../../src/store/store.js';
 import { callerFor } from '../support/caller.js';
 
 let folder: string;
@@ -70,7 +70,7 @@ describe('keys', () => {
   it('stores no 8-character piece of any issued key', async () => {
     const account = await store.keys.createAccount('acme');
     const keys = Array.from({ length: 200 }, () => generateKey());
-    for (const key of keys) await store.keys.createKey(account.id, keyDigest(key), displayPrefix(key));
+    for (const key of keys) await store.keys.createKey({ accountId: account.id, digest: keyDigest(key), displayPrefix: displayPrefix(key), scopes: ALL_SCOPES });
     // Closing checkpoints the WAL into the file, so the whole database is in these bytes.
     await store.close();
     const raw = readFileSync(dbPath).toString('latin1');

@@ -134,12 +134,14 @@ export interface AnswerCase {
 /**
  * The answers every operation of both versions gives on a server with no quota in reach, in a fixed order,
  * for `key`. `control` is the one given to `controllableHandlers` on that server. The 503 of a held write
- * lock and the 409 of an Idempotency-Key in flight need the lock held: see `answersUnderWriteLock`.
+ * lock and the 409 of an Idempotency-Key in flight need the lock held: see `answersUnderWriteLock`. The
+ * 403 of a missing scope needs a key of no scope: `scopeless`, whose cases are labelled `… 403`.
  */
 export async function everyAnswerCases(
   server: TestServer,
   key: string,
   control: HandlerControl,
+  scopeless?: string,
 ): Promise<AnswerCase[]> {
   const shipped = (await server.store.orders.addOrder({ petId: 1, quantity: 1, status: 'shipped' })).id;
   // A second order for v2's pages: a page of one has a next page, and so a cursor.
@@ -147,7 +149,7 @@ export async function everyAnswerCases(
   const pet = (await server.store.pets.addPet('Rex')).id;
   const cases: AnswerCase[] = [];
   for (const version of ['v1', 'v2'] as const) {
-    cases.push(...casesOf({ version, server, key, control, shipped, pet }));
+    cases.push(...casesOf({ version, server, key, control, shipped, pet, scopeless }));
   }
   return cases;
 }
@@ -159,10 +161,11 @@ interface CaseContext {
   control: HandlerControl;
   shipped: number;
   pet: number;
+  scopeless: string | undefined;
 }
 
 /** One version's cases; its operations are named as operationName() names them. */
-function casesOf({ version, server, key, control, shipped, pet }: CaseContext): AnswerCase[] {
+function casesOf({ version, server, key, control, shipped, pet, scopeless }: CaseContext): AnswerCase[] {
   const root = `/${version}`;
   const named = (operationId: string) => operationName(version, operationId);
   const auth = { Authorization: `Bearer ${key}` };
@@ -281,6 +284,10 @@ function casesOf({ version, server, key, control, shipped, pet }: CaseContext): 
   }
 
   for (const [operationId, of] of Object.entries(requests)) {
+    // Every operation but the deprecated getPetById needs a scope.
+    if (scopeless !== undefined && operationId !== 'getPetById') {
+      simple(`${operationId} 403`, 403, 'forbidden', true, of({ Authorization: `Bearer ${scopeless}` }));
+    }
     simple(`${operationId} 401 wrong key`, 401, 'unauthorized', false, of(wrongAuth));
     simple(`${operationId} 401 no key`, 401, 'unauthorized', false, of({}));
     simple(`${operationId} 401 repeated Authorization`, 401, 'unauthorized', false, of({

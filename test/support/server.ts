@@ -10,7 +10,7 @@ import { loadContracts } from '../../src/contract/document.js';
 import { displayPrefix, generateKey, keyDigest } from '../../src/keys.js';
 import { backendSettings, type DatabaseLocation } from '../../src/store/backends.js';
 import { openStore } from '../../src/store/open.js';
-import type { AdminStore, StoredMessage } from '../../src/store/store.js';
+import { ALL_SCOPES, type AdminStore, type Scopes, type StoredMessage } from '../../src/store/store.js';
 import { scratchDatabase, SERVER_BACKEND } from './storeBackends.js';
 
 export interface TestServer {
@@ -99,16 +99,20 @@ export async function storedMessages(server: TestServer): Promise<StoredMessage[
   }
 }
 
-/** A new key for a new (or existing) account, made the way the CLI makes it. */
-export async function createKey(store: AdminStore, accountName = 'acme'): Promise<{ key: string; keyId: number }> {
+/** A new key for a new (or existing) account, made the way the CLI makes it: with every scope unless told. */
+export async function createKey(
+  store: AdminStore,
+  accountName = 'acme',
+  scopes: Scopes = ALL_SCOPES,
+): Promise<{ key: string; keyId: number }> {
   const key = generateKey();
-  return { key, keyId: await addKey(store, key, accountName) };
+  return { key, keyId: await addKey(store, key, accountName, scopes) };
 }
 
 /** Stores a given key, as the CLI would store it, so that one key can work on several servers. */
-export async function addKey(store: AdminStore, key: string, accountName = 'acme'): Promise<number> {
+export async function addKey(store: AdminStore, key: string, accountName = 'acme', scopes: Scopes = ALL_SCOPES): Promise<number> {
   const account = (await store.keys.findAccount(accountName)) ?? (await store.keys.createAccount(accountName));
-  return (await store.keys.createKey(account.id, keyDigest(key), displayPrefix(key))).id;
+  return (await store.keys.createKey({ accountId: account.id, digest: keyDigest(key), displayPrefix: displayPrefix(key), scopes })).id;
 }
 
 export interface ServerFixture {

@@ -17,6 +17,8 @@ import { messageDelivery } from './schema/9-messageDelivery.js';
 import { cachedHelpers } from './schema/10-cachedHelpers.js';
 import { messageProcedure } from './schema/11-messageProcedure.js';
 import { groupCommits } from './schema/12-groupCommits.js';
+import { keyScopes } from './schema/13-keyScopes.js';
+import { keyExpiry } from './schema/14-keyExpiry.js';
 
 /** In order: migration N is MIGRATIONS[N - 1]. */
 export const MIGRATIONS: readonly string[] = [
@@ -32,6 +34,8 @@ export const MIGRATIONS: readonly string[] = [
   cachedHelpers,
   messageProcedure,
   groupCommits,
+  keyScopes,
+  keyExpiry,
 ];
 
 /**

@@ -143,4 +143,17 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX delivered_messages ON messages (updated_at) WHERE status = 'delivered';
   CREATE INDEX failed_messages ON messages (updated_at) WHERE status = 'failed';
   `,
+  // 8: a key's scopes (store/vocabulary.ts): NULL for every scope there is and will be, as every key made
+  // before has; else its scopes separated by spaces, as OAuth writes a scope (RFC 6749 §3.3), and '' for
+  // none. They never change once the key is made.
+  `
+  ALTER TABLE api_keys ADD COLUMN scopes TEXT;
+  `,
+  // 9: when a key expires (NULL: never), from when on it is refused as a revoked one is; and when a server
+  // last noted its use (coarsely: http/keyUses.ts). Times as every other: ISO 8601 in UTC, to the
+  // millisecond, which compare as text.
+  `
+  ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+  ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
+  `,
 ];
