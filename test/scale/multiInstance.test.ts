@@ -167,15 +167,26 @@ describe.each(SERVICES)('$name on one $kind database', ({ backend, count, worker
 
   it("an order cancelled on one server is gone from every server's next list; the ETags agree, short list and long", async () => {
     await startServers();
+    // Each server's pool connected first: on a machine busy with other work, a connection that takes longer
+    // than the pool's wait (2 s) makes a list a 503, which says nothing of the ETags.
+    for (let i = 0; i < servers.length; i++) {
+      for (let answer = await call(i, '/store/orders'); ; answer = await call(i, '/store/orders')) {
+        await answer.arrayBuffer();
+        if (answer.status !== 503) break;
+        await setTimeout(100);
+      }
+    }
     const etags = async () => {
       const lists = await Promise.all(Array.from({ length: 2 * count }, (_, i) => call(i, '/store/orders')));
       const bodies = await Promise.all(lists.map((list) => list.text()));
+      // Every list answered, so that a differing ETag below is one of two 200s.
+      expect(lists.map(({ status }, i) => `${status} ${status === 200 ? '' : bodies[i]}`.trim())).toEqual(lists.map(() => '200'));
       return { etags: lists.map((list) => list.headers.get('etag')), bodies };
     };
     for (const orders of [3, 10_001]) {
       await withStore((store) => store.orders.importOrders(Array.from({ length: orders }, () => ({ petId: 1, quantity: 1 }))));
       const before = await etags();
-      expect(new Set(before.etags).size).toBe(1);
+      expect(new Set(before.etags), before.etags.join(' ')).toHaveProperty('size', 1);
       expect(new Set(before.bodies).size).toBe(1);
       const [first] = JSON.parse(before.bodies[0] as string) as { id: number }[];
       expect((await call(1, `/store/orders/${first?.id}`, { method: 'DELETE' })).status).toBe(204);
