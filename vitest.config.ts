@@ -48,6 +48,14 @@ export const directOnly = [
   'test/scripts/featuredRoute.test.ts',
   // The process's start, stop and configuration: its one list is test/operations' own.
   'test/server.test.ts',
+  // What the server does to sockets (late headers, idle and slow connections, the connection limit): through
+  // the proxy the server would see Prism's sockets, not the client's. Its two calls are the operations' own.
+  'test/http/slowClients.test.ts',
+  // The metrics listener and what /metrics counts, a path of no operation; its calls are the operations' own.
+  'test/telemetry/metricsListener.test.ts',
+  // The line the server logs for each answered request, read from its process: the answers it logs are
+  // the operations' own, which test/operations sends through Prism.
+  'test/telemetry/requestLine.test.ts',
 ];
 // `npm run test:node-line` (NODE_LINE_RUN=1, from scripts/test-all.mjs), which CI runs on each Node line but
 // the machine's, leaves out the files whose outcome cannot depend on the line: those that check files (the
