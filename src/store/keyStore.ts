@@ -1,5 +1,5 @@
-// The seam's part for accounts and their API keys, kept as digests only: the API finds an active key; the
-// operator creates accounts and keys, lists and revokes them.
+// The seam's part for accounts and their API keys, kept as digests only: the API finds an active key and
+// notes its use; the operator creates accounts and keys, lists, revokes and rolls them.
 import type { Awaitable } from '../awaitable.js';
 import type { Principal, Scopes } from './vocabulary.js';
 
@@ -41,7 +41,7 @@ export type RevokeOutcome = 'revoked' | 'already_revoked' | 'missing';
 
 /**
  * A key replaced by a new one of the same account, scopes and expiry (`keys roll`): `rolled` with both, the
- * old one now expiring at `endsAt` (or revoked); `inactive` if it was revoked or expired already.
+ * old one now ending as OldKeyEnd said; `inactive` if it was revoked or expired already.
  */
 export type RollOutcome = { outcome: 'rolled'; key: KeyListing; old: KeyListing } | { outcome: 'inactive' } | { outcome: 'missing' };
 

@@ -30,3 +30,13 @@ export function resolve(node: unknown, pointer: string, within: Json = document)
   }
   return { node: current, pointer: at };
 }
+
+/** The scope `operationId` needs in `version`'s contract (its `x-required-scope`); none where any valid key may call it. */
+export function requiredScope(version: Version, operationId: string): string | undefined {
+  for (const item of Object.values(documents[version].paths as Record<string, Json>)) {
+    for (const operation of Object.values(item) as Json[]) {
+      if (operation.operationId === operationId) return operation['x-required-scope'] as string | undefined;
+    }
+  }
+  return undefined;
+}

@@ -11,7 +11,7 @@ import type { HandlersByVersion } from '../../src/operations/handler.js';
 import { StoreUnavailableError } from '../../src/store/unavailable.js';
 import { contractViolations } from './contract.js';
 import { wrongKey } from './http.js';
-import { documents, type Json, type Version } from './document.js';
+import { documents, type Json, requiredScope, type Version } from './document.js';
 import type { TestServer } from './server.js';
 
 /** An operation of either version, as the table names it (see operationName). */
@@ -284,8 +284,7 @@ function casesOf({ version, server, key, control, shipped, pet, scopeless }: Cas
   }
 
   for (const [operationId, of] of Object.entries(requests)) {
-    // Every operation but the deprecated getPetById needs a scope.
-    if (scopeless !== undefined && operationId !== 'getPetById') {
+    if (scopeless !== undefined && requiredScope(version, operationId) !== undefined) {
       simple(`${operationId} 403`, 403, 'forbidden', true, of({ Authorization: `Bearer ${scopeless}` }));
     }
     simple(`${operationId} 401 wrong key`, 401, 'unauthorized', false, of(wrongAuth));

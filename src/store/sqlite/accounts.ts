@@ -90,7 +90,7 @@ export class Accounts implements KeyRepository {
       const old = this.#statements.keyToRoll.get(keyId);
       if (!old) return { outcome: 'missing' };
       const now = this.#connection.now();
-      if (old.revoked_at !== null || (old.expires_at !== null && old.expires_at <= now)) return { outcome: 'inactive' };
+      if (old.revoked_at !== null || this.#expired(old.expires_at ?? undefined)) return { outcome: 'inactive' };
       const key = this.#insertKey(old.account_id, digest, displayPrefix, old.scopes, old.expires_at);
       if (oldEnds === 'now') this.#statements.revokeKey.run(now, keyId);
       else this.#statements.expireKey.run(oldEnds.expiresAt, oldEnds.expiresAt, keyId);
@@ -114,8 +114,12 @@ export class Accounts implements KeyRepository {
    */
   findActiveKey(digest: Buffer): ActiveKey | undefined {
     const found = this.#findUnrevokedKey(digest);
-    if (found?.expiresAt !== undefined && found.expiresAt <= this.#connection.now()) return undefined;
-    return found?.key;
+    return found && !this.#expired(found.expiresAt) ? found.key : undefined;
+  }
+
+  /** Whether a key that expires at `expiresAt` (never: undefined) has, by the clock. */
+  #expired(expiresAt: string | undefined): boolean {
+    return expiresAt !== undefined && expiresAt <= this.#connection.now();
   }
 
   #findUnrevokedKey(digest: Buffer): UnrevokedKey | undefined {
