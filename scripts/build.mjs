@@ -1,8 +1,10 @@
 // The build: TypeScript from src/ into dist/, then the contract as JSON (build-contract.mjs).
 //
-// `node scripts/build.mjs` always builds everything (`npm run build`, CI, the bench, the tests' setup).
-// `node scripts/build.mjs --if-stale` (`npm start`'s prestart) builds nothing when dist/ is what a build of
-// the current tree would write; `--check` only says whether it is (exit 0) or not (exit 1).
+// `node scripts/build.mjs --if-stale` (`npm run build`, and so CI, the bench and the scripts that build
+// first; `npm start`'s prestart; the tests' setup) builds nothing when dist/ is what a build of the current
+// tree would write: a script that builds first then never rewrites, file by file, a dist/ that servers
+// started beside it are reading. Without a flag it always builds everything; `--check` only says whether
+// dist/ is current (exit 0) or not (exit 1).
 // dist/build-stamp.json records, for the last build that finished, a digest of everything the build reads
 // and the size and modification time of every file it wrote: a build is due when an input's content
 // differs, or when an output is missing or was written since (a `tsc` run by hand, say, from other
@@ -115,7 +117,8 @@ if (process.argv.includes('--check')) {
   console.log(current ? 'dist/ is current' : 'dist/ is stale');
   process.exit(current ? 0 : 1);
 } else if (process.argv.includes('--if-stale') && isCurrent(inputs)) {
-  console.log('dist/ is current: nothing to build');
+  // On stderr: a script that builds first (pack:client) keeps stdout for what it prints itself.
+  console.error('dist/ is current: nothing to build');
 } else {
   build(inputs);
 }
