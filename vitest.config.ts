@@ -22,7 +22,7 @@ const onPostgres = [
   'test/http/rateLimits.test.ts',
   'test/http/routing.test.ts',
   'test/postgres/**/*.test.ts',
-  // WORKERS=2 on PostgreSQL: the workers answer, a killed one is replaced, a signal stops them all.
+  // WORKERS=2 on PostgreSQL: a worker killed, or the workers stopped, while their writes are in flight.
   'test/workers.test.ts',
 ];
 const prism = process.env.CONTRACT_PROXY === 'prism';
