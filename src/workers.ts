@@ -104,7 +104,11 @@ class Supervisor {
   stop(signal: NodeJS.Signals): void {
     if (this.#stopping) {
       this.log.warn('second signal: the workers exit now', { signal });
-      for (const worker of this.#live) this.#tell(worker, signal);
+      for (const worker of this.#live) {
+        // A second message makes a worker exit at once; one that does not serve yet has nothing to finish.
+        if (this.#ready.has(worker)) this.#tell(worker, signal);
+        else worker.process.kill('SIGKILL');
+      }
       return;
     }
     this.#stopping = signal;
@@ -174,11 +178,12 @@ class Supervisor {
     this.#retries.add(retry);
   }
 
-  // A worker that listens stops on a message; one that does not yet may not have its handler, and has
-  // no request in flight: a signal stops it.
+  // A worker stops on a message, which it tells apart from a signal of its own. One that has not said it
+  // serves is told once it does (the message handler above), within the stop deadline: a signal from here
+  // could be its second, a terminal having signalled it too, and a second signal exits at once (exit
+  // status 1: the stop would fail).
   #tell(worker: Worker, signal: NodeJS.Signals): void {
-    if (!this.#ready.has(worker)) worker.process.kill(signal);
-    else if (worker.isConnected()) worker.send({ stop: signal } satisfies StopMessage);
+    if (this.#ready.has(worker) && worker.isConnected()) worker.send({ stop: signal } satisfies StopMessage);
   }
 
   #finish(): void {
