@@ -29,12 +29,26 @@ describe.each(SERVICES)('$name on one $kind database', ({ backend, count, worker
     await Promise.all(servers.map((server) => untilWorkersListen(server, workers)));
   }
 
-  /** Request number `i` goes to server `i` mod the number of servers. */
-  const call = (i: number, path: string, init: RequestInit = {}, bearer = key) =>
-    fetch(`${servers[i % servers.length]?.baseUrl}/v1${path}`, {
-      ...init,
-      headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json', ...init.headers },
-    });
+  /**
+   * Request number `i`, to server `i` mod the number of servers, sent as the contract tells a client to:
+   * again after a 503's Retry-After. On a machine kept busy by other work, a server just started on
+   * PostgreSQL can answer its first burst so (a new pool connection taking longer than the pool's 2 s
+   * wait: 503 storage_unavailable, nothing written); what these tests prove is what the servers agree on
+   * once they answer. A 503 for a write that was in fact done would still show: as a second success, or
+   * none.
+   */
+  async function call(i: number, path: string, init: RequestInit = {}, bearer = key): Promise<Response> {
+    for (;;) {
+      const answer = await fetch(`${servers[i % servers.length]?.baseUrl}/v1${path}`, {
+        ...init,
+        headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json', ...init.headers },
+      });
+      const retryAfter = answer.headers.get('retry-after');
+      if (answer.status !== 503 || retryAfter === null) return answer;
+      console.log(`server ${i % servers.length} answered ${path} 503 (${await answer.text()}): sent again in ${retryAfter} s`);
+      await setTimeout(Number(retryAfter) * 1000);
+    }
+  }
 
   async function withStore<T>(work: (store: AdminStore) => Promise<T>): Promise<T> {
     const store = await database.open();
@@ -68,7 +82,7 @@ describe.each(SERVICES)('$name on one $kind database', ({ backend, count, worker
       Array.from({ length: 40 }, (_, i) => call(i, `/store/orders/${order.id}`, { method: 'DELETE' })),
     );
     const statuses = answers.map(({ status }) => status);
-    // Any other answer is named with its body, should one come (a CI run saw 6 answers neither 204 nor 404).
+    // Any other answer is named with its body, should one come.
     const others = await Promise.all(answers.filter(({ status }) => status !== 204 && status !== 404).map(async (answer) => `${answer.status} ${await answer.text()}`));
     expect(statuses.filter((status) => status === 204), others.join('; ')).toHaveLength(1);
     expect(statuses.filter((status) => status === 404), others.join('; ')).toHaveLength(39);
@@ -170,15 +184,6 @@ describe.each(SERVICES)('$name on one $kind database', ({ backend, count, worker
 
   it("an order cancelled on one server is gone from every server's next list; the ETags agree, short list and long", async () => {
     await startServers();
-    // Each server's pool connected first: on a machine busy with other work, a connection that takes longer
-    // than the pool's wait (2 s) makes a list a 503, which says nothing of the ETags.
-    for (let i = 0; i < servers.length; i++) {
-      for (let answer = await call(i, '/store/orders'); ; answer = await call(i, '/store/orders')) {
-        await answer.arrayBuffer();
-        if (answer.status !== 503) break;
-        await setTimeout(100);
-      }
-    }
     const etags = async () => {
       const lists = await Promise.all(Array.from({ length: 2 * count }, (_, i) => call(i, '/store/orders')));
       const bodies = await Promise.all(lists.map((list) => list.text()));
