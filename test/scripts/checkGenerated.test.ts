@@ -26,15 +26,9 @@ function addSchema(file: string): void {
   writeFileSync(path, text.replace('\n  schemas:\n', '\n  schemas:\n    Extra:\n      type: string\n'));
 }
 
+// That it passes on a tree whose generated/ is current is npm test's own check:generated stage, on the real
+// tree, every run; the run below names a current file too.
 describe('npm run check:generated', () => {
-  it('passes when generated/ matches both contracts: their types, their 3.1 renditions and those types', () => {
-    const result = check();
-    expect(result.status).toBe(0);
-    expect(result.stdout).toContain('generated/openapi.v2.d.ts matches openapi.v2.yaml');
-    expect(result.stdout).toContain('generated/openapi.3.1.yaml matches openapi.yaml');
-    expect(result.stdout).toContain('generated/openapi.v2.3.1.d.ts matches openapi.v2.yaml');
-  });
-
   // Each run regenerates every file (about 10 s of CPU), so one run holds both kinds of staleness: a contract
   // changed without regenerating, and a rendition edited by hand.
   it('fails, naming each stale file, when openapi.yaml changed without regenerating and a 3.1 rendition of openapi.v2.yaml was edited by hand', () => {
