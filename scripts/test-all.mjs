@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
  * depend on the Node.js version, which puts it in `--node-line`'s run.
  *
  * The checks of files are independent and single-threaded for the most part: side by side, they share the
- * two cores. The fault suite runs one file at a time and mostly waits (on restarts, kill rounds, readers
+ * two cores. The fault suite runs two files at a time and mostly waits (on restarts, kill rounds, readers
  * that never read: a clean CI run left 55% of the cores idle while it ran alone); the pass through Prism
  * waits on the proxy, the PostgreSQL run on PostgreSQL and the contract tools on their own processes. Side by
  * side, these four share the cores that the suite keeps busy by itself. (The soak measures the server's

@@ -1,6 +1,8 @@
 // Every script in package.json runs in CI: most as a step of `npm test` itself, the rest here as short
-// smoke runs, so none can rot unseen (`npm run bench` once did). This file is in the sequential suite
-// because `start` and `bench` rebuild dist/, which tests running beside them would read half-written.
+// smoke runs, so none can rot unseen (`npm run bench` once did). Those that build first build only a stale
+// dist/ (scripts/build.mjs --if-stale), so none rewrites the one that servers beside them read. This file is
+// in the fault suite for time: its smoke runs are whole vitest runs and processes of their own, mostly
+// waited on, which npm test's fault stage overlaps with the passes beside it.
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
