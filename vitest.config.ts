@@ -23,6 +23,7 @@ const onPostgres = [
   'test/http/keyUses.test.ts',
   'test/http/conditional.test.ts',
   'test/http/rateLimits.test.ts',
+  // Its probes, which read the store.
   'test/http/routing.test.ts',
   'test/postgres/**/*.test.ts',
   // WORKERS=2 on PostgreSQL: a worker killed, or the workers stopped, while their writes are in flight.
