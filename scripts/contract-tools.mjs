@@ -4,6 +4,7 @@
 // seconds), each run's whole output in test-artifacts/contract-tools/, exit 1 when any run failed.
 //
 //   node scripts/contract-tools.mjs [portman|dredd|specmatic ...]     (every tool when none is named)
+//   node scripts/contract-tools.mjs --install                         (installs the tools, runs none: CI)
 //
 // The tools live outside the project's devDependencies: scripts/contract-tools/ (Portman, newman,
 // Specmatic) and scripts/contract-tools/dredd/ (Dredd, whose old dependency tree stays apart), each
@@ -422,6 +423,10 @@ async function main() {
   });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => process.exit(1));
   const names = process.argv.slice(2);
+  if (names.length === 1 && names[0] === '--install') {
+    ensureInstalled(PACKAGES);
+    process.exit(0);
+  }
   const unknown = names.filter((name) => !TOOLS.some((tool) => tool.name === name));
   if (unknown.length > 0) {
     console.error(`unknown tool ${unknown.join(', ')}; the tools: ${TOOLS.map(({ name }) => name).join(', ')}`);
