@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ApiVersion, loadContracts, operationsOf } from '../../src/contract/document.js';
 import { SCOPES, type Scope, type Scopes } from '../../src/store/store.js';
-import { requiredScope as scopeOf } from '../support/document.js';
+import { requiredScope } from '../support/document.js';
 import { rawRequest, type RawResponse } from '../support/http.js';
 import { createKey, startServer, type TestServer, useServer } from '../support/server.js';
 
@@ -76,7 +76,6 @@ const CASES: Case[] = [
 ];
 
 const contracts = loadContracts();
-const requiredScope = (version: ApiVersion, operationId: string) => scopeOf(version, operationId) as Scope | undefined;
 
 /** A key of the account `acme` with `scopes`. */
 const keyWith = async (scopes: Scopes) => (await createKey(t.server.store, 'acme', scopes)).key;

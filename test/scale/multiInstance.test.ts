@@ -57,6 +57,12 @@ async function initialisedDatabase(kind: ScratchDatabase['kind']): Promise<Scrat
   return database;
 }
 
+/** The account `name`, made with the CLI as an operator makes it, and a new key of it. */
+async function accountWithKey(database: ScratchDatabase, name: string): Promise<string> {
+  await runCliInProcess(['accounts', 'create', name], { DATABASE_URL: database.url });
+  return (await runCliInProcess(['keys', 'create', '--account', name], { DATABASE_URL: database.url })).stdout.trim();
+}
+
 describe.each(SERVICES)('$name on one $kind database', (service) => {
   const { backend, count } = service;
   // One database and one set of servers for the file's tests of this service, started once: they are most
@@ -83,8 +89,7 @@ describe.each(SERVICES)('$name on one $kind database', (service) => {
   beforeEach(async ({ skip }) => {
     if (!backend.available) skip(backend.unavailable);
     account = `acme${(accounts += 1)}`;
-    await runCliInProcess(['accounts', 'create', account], { DATABASE_URL: database.url });
-    key = (await runCliInProcess(['keys', 'create', '--account', account], { DATABASE_URL: database.url })).stdout.trim();
+    key = await accountWithKey(database, account);
   });
 
   const send = (i: number, path: string, init: RequestInit = {}, bearer = key) => call(servers, i, path, init, bearer);
@@ -239,8 +244,7 @@ describe('three servers on one sqlite database, with a quota of 3', () => {
     const env = { RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: String(windowMs / 1000) };
     const servers = await startServers(database, { count: 3, workers: 1 }, env);
     try {
-      await runCliInProcess(['accounts', 'create', 'acme'], { DATABASE_URL: database.url });
-      const key = (await runCliInProcess(['keys', 'create', '--account', 'acme'], { DATABASE_URL: database.url })).stdout.trim();
+      const key = await accountWithKey(database, 'acme');
       // The windows are fixed on the clock, the same for the three servers. Requests after the end of a
       // window count in the next one, so a run that crosses an end can only be taken again in the window after.
       const untilNextWindow = () => setTimeout(windowMs - (Date.now() % windowMs) + 50);

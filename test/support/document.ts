@@ -2,6 +2,7 @@
 // followed on demand.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import type { Scope } from '../../src/store/vocabulary.js';
 
 export type Json = Record<string, unknown>;
 
@@ -32,10 +33,10 @@ export function resolve(node: unknown, pointer: string, within: Json = document)
 }
 
 /** The scope `operationId` needs in `version`'s contract (its `x-required-scope`); none where any valid key may call it. */
-export function requiredScope(version: Version, operationId: string): string | undefined {
+export function requiredScope(version: Version, operationId: string): Scope | undefined {
   for (const item of Object.values(documents[version].paths as Record<string, Json>)) {
     for (const operation of Object.values(item) as Json[]) {
-      if (operation.operationId === operationId) return operation['x-required-scope'] as string | undefined;
+      if (operation.operationId === operationId) return operation['x-required-scope'] as Scope | undefined;
     }
   }
   return undefined;
