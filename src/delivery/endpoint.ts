@@ -60,7 +60,7 @@ export class EndpointClient {
         'content-type': 'application/json',
         'content-length': String(Buffer.byteLength(body)),
         'user-agent': USER_AGENT,
-        ...signedHeaders(this.#key, id, at, body),
+        ...signedHeaders([this.#key], id, at, body),
       };
       const request = this.#request(this.#url, { method: 'POST', agent: this.#agent, headers }, (response) => {
         answered = attemptOf(response.statusCode ?? 0);

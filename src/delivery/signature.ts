@@ -1,7 +1,7 @@
 // Standard Webhooks signatures (https://www.standardwebhooks.com): the header fields that let a receiver
 // check that a delivery is ours and recent, signed with node:crypto's HMAC-SHA256. The specification's own
 // package (standardwebhooks) verifies them in the tests.
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { ConfigError } from '../configError.js';
 
 const PREFIX = 'whsec_';
@@ -21,9 +21,18 @@ export function parseSecret(secret: string, variable: string): Buffer {
   return key;
 }
 
-/** `webhook-id`, `webhook-timestamp` (whole seconds) and `webhook-signature` for one attempt's `body`. */
-export function signedHeaders(key: Buffer, id: string, at: Date, body: string): Record<string, string> {
+/**
+ * `webhook-id`, `webhook-timestamp` (whole seconds) and `webhook-signature` for one attempt's `body`: one
+ * `v1,` signature per key, space-separated, as the specification writes several (a receiver accepts the
+ * delivery if any verifies: during a secret's rotation, the old one signs too).
+ */
+export function signedHeaders(keys: readonly Buffer[], id: string, at: Date, body: string): Record<string, string> {
   const timestamp = String(Math.floor(at.getTime() / 1000));
-  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
-  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
+  const signatures = keys.map((key) => `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`);
+  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signatures.join(' ') };
+}
+
+/** A new secret, written as the specification writes one: `whsec_` and the base64 of 32 random bytes. */
+export function newSecret(): string {
+  return `${PREFIX}${randomBytes(32).toString('base64')}`;
 }

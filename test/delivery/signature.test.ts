@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/configError.js';
-import { parseSecret, signedHeaders } from '../../src/delivery/signature.js';
+import { newSecret, parseSecret, signedHeaders } from '../../src/delivery/signature.js';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
 const key = parseSecret(secret, 'MESSAGE_WEBHOOK_SECRET');
@@ -13,7 +13,7 @@ const body = JSON.stringify({ id: 'msg_1', message: 'hé \u0000 🐶', status: '
 
 describe('signedHeaders', () => {
   it('signs as Standard Webhooks says: standardwebhooks verifies it and gives the payload back', () => {
-    const headers = signedHeaders(key, 'msg_1', new Date(), body);
+    const headers = signedHeaders([key], 'msg_1', new Date(), body);
     expect(headers['webhook-id']).toBe('msg_1');
     expect(headers['webhook-timestamp']).toMatch(/^[0-9]+$/);
     expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
@@ -21,12 +21,31 @@ describe('signedHeaders', () => {
   });
 
   it('is refused for another body, id, secret, or a timestamp older than the tolerance', () => {
-    const headers = signedHeaders(key, 'msg_1', new Date(), body);
+    const headers = signedHeaders([key], 'msg_1', new Date(), body);
     expect(() => new Webhook(secret).verify(body.replace('hé', 'he'), headers)).toThrow();
     expect(() => new Webhook(secret).verify(body, { ...headers, 'webhook-id': 'msg_2' })).toThrow();
     expect(() => new Webhook(`whsec_${randomBytes(32).toString('base64')}`).verify(body, headers)).toThrow();
-    const old = signedHeaders(key, 'msg_1', new Date(Date.now() - 10 * 60_000), body);
+    const old = signedHeaders([key], 'msg_1', new Date(Date.now() - 10 * 60_000), body);
     expect(() => new Webhook(secret).verify(body, old)).toThrow();
+  });
+});
+
+describe('signedHeaders with two secrets, as during a rotation', () => {
+  it('signs with each: standardwebhooks verifies the delivery under either, and under no other', () => {
+    const [old, current] = [newSecret(), newSecret()];
+    const headers = signedHeaders([parseSecret(old, 'old'), parseSecret(current, 'current')], 'evt_1', new Date(), body);
+    expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=* v1,[A-Za-z0-9+/]+=*$/);
+    expect(new Webhook(old).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(new Webhook(current).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(newSecret()).verify(body, headers)).toThrow();
+  });
+});
+
+describe('newSecret', () => {
+  it('makes a secret parseSecret takes, of 32 bytes, a new one each time', () => {
+    const secrets = Array.from({ length: 100 }, () => newSecret());
+    expect(new Set(secrets).size).toBe(100);
+    for (const secret of secrets) expect(parseSecret(secret, 'V')).toHaveLength(32);
   });
 });
 
