@@ -3,7 +3,8 @@
 // failed message is kept. A bad value is a ConfigError naming the variable, never repeating the secret, nor
 // the URL, whose query or user part may hold one.
 import { ConfigError } from '../configError.js';
-import { parseWhole } from '../environment.js';
+import { parseChoice, parseWhole } from '../environment.js';
+import { type AddressPolicy, addressPolicy } from './addresses.js';
 import { parseSecret } from './signature.js';
 
 /** Where messages go: an http or https URL, and the key that signs each delivery. */
@@ -80,6 +81,39 @@ function loadEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
     throw new ConfigError('MESSAGE_WEBHOOK_SECRET must be set with MESSAGE_WEBHOOK_URL: every delivery is signed');
   }
   return { url, key: parseSecret(secret, 'MESSAGE_WEBHOOK_SECRET') };
+}
+
+/** The endpoints each account registers through the API (v2's webhook endpoints), and their events. */
+export interface ClientEndpointSettings {
+  /** Which URLs may be registered and which addresses their deliveries may reach. */
+  addresses: AddressPolicy;
+  /** Endpoints per account at most. */
+  maxPerAccount: number;
+  /** An endpoint whose every attempt has failed for this long is disabled (`failing`). */
+  disableAfterMs: number;
+  /** Events and attempts are kept this long: how far back a replay reaches. */
+  retentionMs: number;
+}
+
+const HOUR_MS = 60 * 60 * SECOND_MS;
+
+export function loadClientEndpointSettings(env: NodeJS.ProcessEnv): ClientEndpointSettings {
+  let addresses: AddressPolicy;
+  try {
+    addresses = addressPolicy({
+      allowHttp: parseChoice('WEBHOOK_ALLOW_HTTP', env.WEBHOOK_ALLOW_HTTP?.toLowerCase(), ['true', 'false'], 'false') === 'true',
+      allowedNetworks: env.WEBHOOK_ALLOWED_NETWORKS ?? '',
+    });
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(`WEBHOOK_ALLOWED_NETWORKS: ${(error as Error).message}`);
+  }
+  return {
+    addresses,
+    maxPerAccount: parseWhole(env, 'WEBHOOK_MAX_ENDPOINTS', 10, 1, 1_000),
+    disableAfterMs: parseWhole(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 8_760) * HOUR_MS,
+    retentionMs: parseWhole(env, 'WEBHOOK_RETENTION_DAYS', 14, 1, 365) * DAY_MS,
+  };
 }
 
 /** How the log names the endpoint: its origin and path, never its query (which may hold a token). */

@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/configError.js';
-import { describeEndpoint, loadDeliverySettings } from '../../src/delivery/settings.js';
+import { refusalOf } from '../../src/delivery/addresses.js';
+import { describeEndpoint, loadClientEndpointSettings, loadDeliverySettings } from '../../src/delivery/settings.js';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
 
@@ -57,5 +58,39 @@ describe('the delivery settings', () => {
         expect((error as Error).message).not.toContain(secretPart);
       }
     }
+  });
+});
+
+describe("the settings of the clients' own endpoints", () => {
+  it('have the documented defaults: https only, public addresses only, 10 per account, disabled after 120 h of failures, kept 14 days', () => {
+    const { addresses, ...rest } = loadClientEndpointSettings({});
+    expect(rest).toEqual({ maxPerAccount: 10, disableAfterMs: 120 * 3_600_000, retentionMs: 14 * 86_400_000 });
+    expect(addresses.allowHttp).toBe(false);
+    expect(refusalOf('127.0.0.1', addresses)).toContain('loopback');
+  });
+
+  it('reads every variable', () => {
+    const { addresses, ...rest } = loadClientEndpointSettings({
+      WEBHOOK_ALLOW_HTTP: 'TRUE',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128',
+      WEBHOOK_MAX_ENDPOINTS: '3',
+      WEBHOOK_DISABLE_AFTER_HOURS: '1',
+      WEBHOOK_RETENTION_DAYS: '2',
+    });
+    expect(rest).toEqual({ maxPerAccount: 3, disableAfterMs: 3_600_000, retentionMs: 2 * 86_400_000 });
+    expect(addresses.allowHttp).toBe(true);
+    expect([refusalOf('127.0.0.1', addresses), refusalOf('::1', addresses)]).toEqual([undefined, undefined]);
+    expect(refusalOf('10.0.0.1', addresses)).toContain('private');
+  });
+
+  it.each([
+    [{ WEBHOOK_ALLOW_HTTP: 'yes' }, 'WEBHOOK_ALLOW_HTTP must be one of true, false, got "yes"'],
+    [{ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,intranet' }, 'WEBHOOK_ALLOWED_NETWORKS: "intranet" is not a network'],
+    [{ WEBHOOK_MAX_ENDPOINTS: '0' }, 'WEBHOOK_MAX_ENDPOINTS must be a whole number from 1 to 1000, got "0"'],
+    [{ WEBHOOK_DISABLE_AFTER_HOURS: '1.5' }, 'WEBHOOK_DISABLE_AFTER_HOURS must be a whole number from 1 to 8760'],
+    [{ WEBHOOK_RETENTION_DAYS: '366' }, 'WEBHOOK_RETENTION_DAYS must be a whole number from 1 to 365'],
+  ])('refuses %o, naming the variable', (env, message) => {
+    expect(() => loadClientEndpointSettings(env)).toThrow(ConfigError);
+    expect(() => loadClientEndpointSettings(env)).toThrow(message);
   });
 });
