@@ -178,6 +178,193 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's webhook endpoints
+         * @description Answers this key's account's endpoints, oldest first, a page at a time
+         *     as listOrders pages (`limit`, `hasMore`, `nextCursor`, and the `Link`
+         *     header), without their secrets. Another account's endpoints are never
+         *     listed.
+         *
+         *     Needs the scope `webhooks:manage` (see Authentication).
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Registers an HTTPS endpoint of this key's account to receive the
+         *     events it subscribes to (see Events for clients), and answers it with
+         *     its signing `secret`, shown this once: store it now; only
+         *     rotateWebhookEndpointSecret makes another. The endpoint is `enabled`
+         *     and receives the events that happen from now on.
+         *
+         *     The URL must be `https://`, at most 2,048 characters, with no user
+         *     name or password, and must reach only public unicast addresses: an
+         *     address written in it (in any form: `http://2130706433/` is
+         *     127.0.0.1) or every address its name resolves to now. Loopback,
+         *     private, link-local (the cloud metadata address 169.254.169.254
+         *     included), carrier-grade NAT, multicast, unspecified, documentation
+         *     and reserved addresses, and the IPv4-mapped forms of each, are refused
+         *     with `400 invalid_webhook_url` and why. A name that does not resolve
+         *     now is accepted: every attempt checks again the very address it
+         *     connects to. The operator may allow `http://` and more networks (for
+         *     receivers on its own machines). An account holds at most 10
+         *     endpoints unless the operator sets another number; one more is
+         *     `409 too_many_webhook_endpoints`.
+         *
+         *     Needs the scope `webhooks:manage` (see Authentication).
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint
+         * @description Answers an endpoint of this key's account, never its secret. Another
+         *     account's endpoint is `404`, as an unknown one is.
+         *
+         *     Needs the scope `webhooks:manage` (see Authentication).
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes an endpoint of this key's account, with its secrets and its
+         *     record of deliveries: nothing more is sent to it, and an attempt under
+         *     way when it was deleted is its last. Another account's endpoint is
+         *     `404`, as an unknown one is, and so is one already deleted.
+         *
+         *     Needs the scope `webhooks:manage` (see Authentication).
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes the fields the body names, and only those: `url` (checked as
+         *     createWebhookEndpoint checks it), `events`, `description` (`""`
+         *     removes it), `status`. `status: disabled` stops its deliveries
+         *     (`disabledReason: client`); `status: enabled` starts them again with
+         *     the events that happen from then on, whatever disabled it (`gone`,
+         *     `failing` or `client`): replayWebhookEvents sends again what happened
+         *     meanwhile. A body that names no field is `400 invalid_request`.
+         *     Another account's endpoint is `404`, as an unknown one is.
+         *
+         *     Needs the scope `webhooks:manage` (see Authentication).
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a webhook endpoint a new secret
+         * @description Makes the endpoint a new signing secret and answers it, shown this
+         *     once. For 24 hours (until `previousSecretExpiresAt`) each delivery is
+         *     signed with both the new secret and the one before, two `v1,`
+         *     signatures in `webhook-signature`, so a receiver verifies under either
+         *     while it changes over; then with the new one alone. Rotating again
+         *     within those 24 hours ends the older secret at once: at most two
+         *     secrets sign. No body is read.
+         *
+         *     Needs the scope `webhooks:manage` (see Authentication).
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's delivery attempts
+         * @description Answers the endpoint's delivery attempts, newest first, a page at a
+         *     time as listOrders pages (`limit`, `hasMore`, `nextCursor`, `Link`):
+         *     for each, the event's id and type, the attempt's number for that event
+         *     (from 1), its outcome (`delivered` when the endpoint answered `2xx`,
+         *     else `failed`), the endpoint's status code when it answered, or the
+         *     error when it did not, and when it was made. Attempts are kept as long
+         *     as events are (14 days unless the operator sets another time).
+         *     Another account's endpoint is `404`, as an unknown one is.
+         *
+         *     Needs the scope `webhooks:manage` (see Authentication).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver again the events an endpoint missed
+         * @description Queues for the endpoint, again, its events of the range from `since`
+         *     (inclusive) to `until` (exclusive; now when absent) that it has no
+         *     delivered attempt for: those whose attempts all failed, and those that
+         *     happened while it was disabled. Its events are those of the types it
+         *     subscribes to now: order events, and the message events of this
+         *     account. They are delivered in the order they happened, before the
+         *     events still to come, with the same `webhook-id` as before.
+         *
+         *     The range reaches back as far as events are kept (14 days unless the
+         *     operator sets another time): a `since` further back starts at the
+         *     oldest event kept. At most 10,000 events are queued per call, the
+         *     oldest first; when more remain, `nextSince` is where the next call
+         *     starts. `until` before `since` is `400 invalid_request`. A disabled
+         *     endpoint gets its replay once it is enabled again. Another account's
+         *     endpoint is `404`, as an unknown one is.
+         *
+         *     Needs the scope `webhooks:manage` (see Authentication).
+         */
+        post: operations["replayWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     message: {
@@ -221,6 +408,98 @@ export interface webhooks {
          *     arrive one after another, in the order they were accepted.
          */
         post: operations["deliverMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    orderCancelled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An order was cancelled (`order.cancelled`)
+         * @description Sent to every account's endpoints that subscribe to it (orders are the store's: every key lists every order), by `POST` to the endpoint's URL, signed with its
+         *     secret as the Standard Webhooks specification says (see Events for
+         *     clients in this document's introduction). Answer `2xx` at once and do
+         *     the work afterwards.
+         */
+        post: operations["orderCancelledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    orderShipped: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An order was shipped (`order.shipped`)
+         * @description Sent to every account's endpoints that subscribe to it (orders are the store's: every key lists every order), by `POST` to the endpoint's URL, signed with its
+         *     secret as the Standard Webhooks specification says (see Events for
+         *     clients in this document's introduction). Answer `2xx` at once and do
+         *     the work afterwards.
+         */
+        post: operations["orderShippedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    messageDelivered: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A message was delivered to the operator's endpoint (`message.delivered`)
+         * @description Sent to the endpoints, subscribed to it, of the account that sent the message, by `POST` to the endpoint's URL, signed with its
+         *     secret as the Standard Webhooks specification says (see Events for
+         *     clients in this document's introduction). Answer `2xx` at once and do
+         *     the work afterwards.
+         */
+        post: operations["messageDeliveredEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    messageFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A message failed to reach the operator's endpoint (`message.failed`)
+         * @description Sent to the endpoints, subscribed to it, of the account that sent the message, by `POST` to the endpoint's URL, signed with its
+         *     secret as the Standard Webhooks specification says (see Events for
+         *     clients in this document's introduction). Answer `2xx` at once and do
+         *     the work afterwards.
+         */
+        post: operations["messageFailedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -295,14 +574,17 @@ export interface components {
          *     | `unsupported_content_type` | 400 | the body's content type is not `application/json` |
          *     | `unauthorized` | 401 | the API key is missing, malformed, unknown, revoked or expired, or was sent in the URL (`access_token`) |
          *     | `forbidden` | 403 | the API key does not have the scope the operation needs (see Authentication) |
-         *     | `limit_out_of_range` | 400 | listOrders' `limit` is not from 1 to 1,000 |
-         *     | `invalid_cursor` | 400 | listOrders' `cursor` is not one the server made |
+         *     | `limit_out_of_range` | 400 | a list's `limit` is out of its range: 1 to 1,000 for listOrders, 1 to 100 for the webhook lists |
+         *     | `invalid_cursor` | 400 | a list's `cursor` is not one the server made for that list |
+         *     | `invalid_webhook_url` | 400 | the URL may not receive webhooks: not `https://`, a user name or password in it, or an address that is not public unicast (see createWebhookEndpoint) |
          *     | `cursor_mismatch` | 400 | listOrders' `cursor` was made for other filters than the request's |
          *     | `order_not_found` | 404 | no order with this id, or it was cancelled |
+         *     | `webhook_endpoint_not_found` | 404 | this account has no webhook endpoint with this id |
          *     | `message_not_found` | 404 | this account sent no message with this id, or it is past the retention time |
          *     | `not_found` | 404 | no such path |
          *     | `method_not_allowed` | 405 | the path exists but not with this method (see `Allow`) |
          *     | `order_already_shipped` | 409 | the order has shipped and cannot be cancelled |
+         *     | `too_many_webhook_endpoints` | 409 | the account has as many webhook endpoints as it may |
          *     | `payload_too_large` | 413 | the body is larger than 1 MiB |
          *     | `uri_too_long` | 414 | the request target is longer than the server's limit (16 KiB); the connection is closed |
          *     | `unsupported_content_encoding` | 415 | the body has a `Content-Encoding` other than `identity` (see `Accept-Encoding`) |
@@ -433,6 +715,301 @@ export interface components {
              */
             account: string;
         };
+        /**
+         * @description An event an endpoint may subscribe to: an order cancelled or shipped (every account's endpoints may receive these, since every key lists every order), a message of this account delivered to the operator's endpoint or failed there. New types may be added within `/v2`; a receiver should ignore a type it does not know.
+         * @example order.shipped
+         * @enum {string}
+         */
+        WebhookEventType: "order.cancelled" | "order.shipped" | "message.delivered" | "message.failed";
+        /**
+         * @description The events the endpoint receives, at least one; answered in the order of `WebhookEventType`'s list, whatever order they were sent in.
+         * @example [
+         *       "order.cancelled",
+         *       "order.shipped"
+         *     ]
+         */
+        WebhookEventTypes: components["schemas"]["WebhookEventType"][];
+        /**
+         * @description Where the events are sent, by `POST`. `https://` (`http://` only where the operator allows it), at most 2,048 characters, no user name or password, reaching public unicast addresses only (see createWebhookEndpoint).
+         * @example https://hooks.example.com/store-orders
+         */
+        WebhookUrl: string;
+        /** @description An endpoint of this account, which receives the events it subscribes to. Its secret is never answered but by createWebhookEndpoint and rotateWebhookEndpointSecret. */
+        WebhookEndpoint: {
+            /**
+             * @description Unique endpoint identifier.
+             * @example we_2Jc8rT5mQw0xZ7bLk3sVd9
+             */
+            id: string;
+            url: components["schemas"]["WebhookUrl"];
+            events: components["schemas"]["WebhookEventTypes"];
+            /**
+             * @description The account's own note about the endpoint; absent when it has none.
+             * @example Order updates for the warehouse
+             */
+            description?: string;
+            /**
+             * @description `enabled`: events are sent to it. `disabled`: nothing is, until it is enabled again (see `disabledReason`).
+             * @example enabled
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /**
+             * @description Present exactly when `status` is `disabled`: `gone`, the endpoint answered `410 Gone`; `failing`, every attempt to it failed for 120 hours (or the time the operator sets); `client`, it was disabled through updateWebhookEndpoint.
+             * @example failing
+             * @enum {string}
+             */
+            disabledReason?: "gone" | "failing" | "client";
+            /**
+             * Format: date-time
+             * @description When the endpoint was registered.
+             * @example 2026-12-06T09:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When any field above last changed (a rotation of its secret included); `createdAt` until then.
+             * @example 2026-12-06T09:30:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description A new endpoint, with its signing secret, which no other answer shows again. */
+        CreatedWebhookEndpoint: {
+            /**
+             * @description Unique endpoint identifier.
+             * @example we_2Jc8rT5mQw0xZ7bLk3sVd9
+             */
+            id: string;
+            url: components["schemas"]["WebhookUrl"];
+            events: components["schemas"]["WebhookEventTypes"];
+            /**
+             * @description The account's own note about the endpoint; absent when it has none.
+             * @example Order updates for the warehouse
+             */
+            description?: string;
+            /**
+             * @description A new endpoint is enabled.
+             * @example enabled
+             * @enum {string}
+             */
+            status: "enabled";
+            /**
+             * Format: date-time
+             * @description When the endpoint was registered.
+             * @example 2026-12-06T09:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description `createdAt`.
+             * @example 2026-12-06T09:30:00.000Z
+             */
+            updatedAt: string;
+            secret: components["schemas"]["WebhookSecret"];
+        };
+        /**
+         * @description The endpoint's signing secret, as the Standard Webhooks specification writes one: `whsec_` and the base64 of 32 random bytes. Give it to a Standard Webhooks library (`new Webhook(secret)` in `standardwebhooks`) to verify each delivery. Shown once: the server keeps it only to sign.
+         * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8tHOHbt8Jv0=
+         */
+        WebhookSecret: string;
+        /** @description The endpoint to register. Unknown fields are rejected. */
+        CreateWebhookEndpointRequest: {
+            url: components["schemas"]["WebhookUrl"];
+            events: components["schemas"]["WebhookEventTypes"];
+            /**
+             * @description A note about the endpoint, 1 to 500 characters.
+             * @example Order updates for the warehouse
+             */
+            description?: string;
+        };
+        /** @description The fields to change, at least one; a field left out keeps its value. Unknown fields are rejected. */
+        UpdateWebhookEndpointRequest: {
+            url?: components["schemas"]["WebhookUrl"];
+            events?: components["schemas"]["WebhookEventTypes"];
+            /**
+             * @description A note about the endpoint, up to 500 characters; `""` removes it.
+             * @example Order updates for the warehouse
+             */
+            description?: string;
+            /**
+             * @description `disabled` stops its deliveries (`disabledReason: client`); `enabled` starts them again, with the events that happen from then on.
+             * @example disabled
+             * @enum {string}
+             */
+            status?: "enabled" | "disabled";
+        };
+        /** @description One page of the account's endpoints, and how to ask for the next. */
+        WebhookEndpointPage: {
+            /** @description The page's endpoints, oldest first. */
+            data: components["schemas"]["WebhookEndpoint"][];
+            /**
+             * @description Whether there is a next page, at `nextCursor`.
+             * @example false
+             */
+            hasMore: boolean;
+            /**
+             * @description The `cursor` for the next page, present exactly when `hasMore` is true.
+             * @example eyJ3ZSI6MX0
+             */
+            nextCursor?: string;
+        };
+        /** @description One attempt to deliver an event to the endpoint. */
+        WebhookDelivery: {
+            /**
+             * @description The event's id, the delivery's `webhook-id`.
+             * @example evt_5Hq1mZ8cRv3Kx0bWn7TpLd
+             */
+            eventId: string;
+            eventType: components["schemas"]["WebhookEventType"];
+            /**
+             * Format: int32
+             * @description This attempt's number for this event and endpoint, from 1 (a replay counts on).
+             * @example 1
+             */
+            attempt: number;
+            /**
+             * @description `delivered`: the endpoint answered `2xx`. `failed`: any other answer, or none.
+             * @example delivered
+             * @enum {string}
+             */
+            outcome: "delivered" | "failed";
+            /**
+             * Format: int32
+             * @description The endpoint's status code, when it answered.
+             * @example 200
+             */
+            statusCode?: number;
+            /**
+             * @description Why the attempt failed without an answer (no connection, a time-out, an address the endpoint may not reach).
+             * @example no answer within 10000 ms
+             */
+            error?: string;
+            /**
+             * Format: date-time
+             * @description When the attempt was made.
+             * @example 2026-12-06T09:41:07.250Z
+             */
+            attemptedAt: string;
+        };
+        /** @description One page of an endpoint's attempts, and how to ask for the next. */
+        WebhookDeliveryPage: {
+            /** @description The page's attempts, newest first. */
+            data: components["schemas"]["WebhookDelivery"][];
+            /**
+             * @description Whether there is a next page, at `nextCursor`.
+             * @example false
+             */
+            hasMore: boolean;
+            /**
+             * @description The `cursor` for the next page, present exactly when `hasMore` is true.
+             * @example eyJ3ZCI6Mn0
+             */
+            nextCursor?: string;
+        };
+        /** @description The endpoint's new secret, shown this once, and until when the one before it still signs. */
+        RotatedSecret: {
+            secret: components["schemas"]["WebhookSecret"];
+            /**
+             * Format: date-time
+             * @description 24 hours from now; until then each delivery is signed with both secrets.
+             * @example 2026-12-07T10:05:12.004Z
+             */
+            previousSecretExpiresAt: string;
+        };
+        /** @description The range of events to deliver again. Unknown fields are rejected. */
+        ReplayRequest: {
+            /**
+             * Format: date-time
+             * @description The range's start (inclusive), an RFC 3339 date-time with a time zone.
+             * @example 2026-12-05T00:00:00Z
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description The range's end (exclusive); now when absent.
+             * @example 2026-12-06T00:00:00Z
+             */
+            until?: string;
+        };
+        /** @description How many events were queued for the endpoint. */
+        ReplayAnswer: {
+            /**
+             * Format: int32
+             * @description The events queued, at most 10,000.
+             * @example 3
+             */
+            queued: number;
+            /**
+             * Format: date-time
+             * @description Present when more events of the range remain than one call queues; the `since` of the call that queues them.
+             * @example 2026-12-05T13:20:07.481Z
+             */
+            nextSince?: string;
+        };
+        /** @description The body of an `order.cancelled` event (Standard Webhooks' payload): its type, when it happened, and the order as v2 answers it then. It may gain fields: a receiver should ignore a field it does not know. */
+        OrderCancelledEvent: {
+            /**
+             * @description The event's type.
+             * @example order.cancelled
+             * @enum {string}
+             */
+            type: "order.cancelled";
+            /**
+             * Format: date-time
+             * @description When it happened, as the store recorded the change.
+             * @example 2026-12-06T09:41:02.004Z
+             */
+            timestamp: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description The body of an `order.shipped` event (Standard Webhooks' payload): its type, when it happened, and the order as v2 answers it then. It may gain fields: a receiver should ignore a field it does not know. */
+        OrderShippedEvent: {
+            /**
+             * @description The event's type.
+             * @example order.shipped
+             * @enum {string}
+             */
+            type: "order.shipped";
+            /**
+             * Format: date-time
+             * @description When it happened, as the store recorded the change.
+             * @example 2026-12-06T09:41:02.004Z
+             */
+            timestamp: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description The body of a `message.delivered` event (Standard Webhooks' payload): its type, when it happened, and the message as v2 answers it then. It may gain fields: a receiver should ignore a field it does not know. */
+        MessageDeliveredEvent: {
+            /**
+             * @description The event's type.
+             * @example message.delivered
+             * @enum {string}
+             */
+            type: "message.delivered";
+            /**
+             * Format: date-time
+             * @description When it happened, as the store recorded the change.
+             * @example 2026-12-06T09:41:02.004Z
+             */
+            timestamp: string;
+            data: components["schemas"]["MessageWithStatus"];
+        };
+        /** @description The body of a `message.failed` event (Standard Webhooks' payload): its type, when it happened, and the message as v2 answers it then. It may gain fields: a receiver should ignore a field it does not know. */
+        MessageFailedEvent: {
+            /**
+             * @description The event's type.
+             * @example message.failed
+             * @enum {string}
+             */
+            type: "message.failed";
+            /**
+             * Format: date-time
+             * @description When it happened, as the store recorded the change.
+             * @example 2026-12-06T09:41:02.004Z
+             */
+            timestamp: string;
+            data: components["schemas"]["MessageWithStatus"];
+        };
     };
     responses: {
         /**
@@ -561,10 +1138,194 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description The request does not match the contract (`invalid_request`), its body is
+         *     not I-JSON (`invalid_json`), its content type is not `application/json`
+         *     (`unsupported_content_type`), or the URL may not be registered
+         *     (`invalid_webhook_url`, saying why: not `https://`, a user name or
+         *     password in it, too long, or an address or a name that resolves to an
+         *     address that is not public unicast).
+         */
+        WebhookEndpointBadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key is valid but does not have the scope `webhooks:manage`, which createWebhookEndpoint needs (`forbidden`); see Authentication. Nothing else of the request was looked at. */
+        ForbiddenCreateWebhookEndpoint: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /** @description The challenge of a key without the operation's scope (RFC 6750 §3.1), naming the scope. */
+                "WWW-Authenticate": "Bearer realm=\"store-orders\", error=\"insufficient_scope\", scope=\"webhooks:manage\"";
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key is valid but does not have the scope `webhooks:manage`, which listWebhookEndpoints needs (`forbidden`); see Authentication. Nothing else of the request was looked at. */
+        ForbiddenListWebhookEndpoints: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /** @description The challenge of a key without the operation's scope (RFC 6750 §3.1), naming the scope. */
+                "WWW-Authenticate": "Bearer realm=\"store-orders\", error=\"insufficient_scope\", scope=\"webhooks:manage\"";
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key is valid but does not have the scope `webhooks:manage`, which getWebhookEndpoint needs (`forbidden`); see Authentication. Nothing else of the request was looked at. */
+        ForbiddenGetWebhookEndpoint: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /** @description The challenge of a key without the operation's scope (RFC 6750 §3.1), naming the scope. */
+                "WWW-Authenticate": "Bearer realm=\"store-orders\", error=\"insufficient_scope\", scope=\"webhooks:manage\"";
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key is valid but does not have the scope `webhooks:manage`, which updateWebhookEndpoint needs (`forbidden`); see Authentication. Nothing else of the request was looked at. */
+        ForbiddenUpdateWebhookEndpoint: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /** @description The challenge of a key without the operation's scope (RFC 6750 §3.1), naming the scope. */
+                "WWW-Authenticate": "Bearer realm=\"store-orders\", error=\"insufficient_scope\", scope=\"webhooks:manage\"";
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key is valid but does not have the scope `webhooks:manage`, which deleteWebhookEndpoint needs (`forbidden`); see Authentication. Nothing else of the request was looked at. */
+        ForbiddenDeleteWebhookEndpoint: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /** @description The challenge of a key without the operation's scope (RFC 6750 §3.1), naming the scope. */
+                "WWW-Authenticate": "Bearer realm=\"store-orders\", error=\"insufficient_scope\", scope=\"webhooks:manage\"";
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key is valid but does not have the scope `webhooks:manage`, which rotateWebhookEndpointSecret needs (`forbidden`); see Authentication. Nothing else of the request was looked at. */
+        ForbiddenRotateWebhookEndpointSecret: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /** @description The challenge of a key without the operation's scope (RFC 6750 §3.1), naming the scope. */
+                "WWW-Authenticate": "Bearer realm=\"store-orders\", error=\"insufficient_scope\", scope=\"webhooks:manage\"";
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key is valid but does not have the scope `webhooks:manage`, which listWebhookDeliveries needs (`forbidden`); see Authentication. Nothing else of the request was looked at. */
+        ForbiddenListWebhookDeliveries: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /** @description The challenge of a key without the operation's scope (RFC 6750 §3.1), naming the scope. */
+                "WWW-Authenticate": "Bearer realm=\"store-orders\", error=\"insufficient_scope\", scope=\"webhooks:manage\"";
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The API key is valid but does not have the scope `webhooks:manage`, which replayWebhookEvents needs (`forbidden`); see Authentication. Nothing else of the request was looked at. */
+        ForbiddenReplayWebhookEvents: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /** @description The challenge of a key without the operation's scope (RFC 6750 §3.1), naming the scope. */
+                "WWW-Authenticate": "Bearer realm=\"store-orders\", error=\"insufficient_scope\", scope=\"webhooks:manage\"";
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description This account has no endpoint with this id (`webhook_endpoint_not_found`); another account's endpoint is not found either. */
+        WebhookEndpointNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request body is larger than 1 MiB. */
+        PayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body has a `Content-Encoding` other than `identity`; the server decodes no content coding (RFC 9110 §15.5.16). Nothing was stored. */
+        UnsupportedContentEncoding: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Accept-Encoding": components["headers"]["AcceptEncoding"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description Identifier of the order, a positive 64-bit integer written in decimal digits. Leading zeros are allowed (`007` is order 7), at any length; a sign other than `-`, a fraction, an exponent, or a value outside 1 to 9223372036854775807 is `400 invalid_request`. */
         OrderId: number;
+        /** @description The endpoint's `id`, as createWebhookEndpoint answered it. */
+        EndpointId: string;
+        /** @description How many endpoints a page holds at most, 1 to 100 (`400 limit_out_of_range` otherwise). */
+        EndpointPageLimit: number;
+        /** @description The `nextCursor` of the page before. Opaque; absent for the first page. */
+        EndpointPageCursor: string;
+        /** @description How many attempts a page holds at most, 1 to 100 (`400 limit_out_of_range` otherwise). */
+        DeliveryPageLimit: number;
+        /** @description The `nextCursor` of the page before. Opaque; absent for the first page. */
+        DeliveryPageCursor: string;
+        /** @description The event's id, the same for every endpoint and on every attempt, a replay's included; a receiver drops a delivery whose id it has seen. */
+        EventWebhookId: string;
+        /** @description When this attempt was signed, in whole seconds since the Unix epoch. A receiver may refuse a delivery whose timestamp is far from its own clock (the Standard Webhooks libraries allow 5 minutes either way). */
+        EventWebhookTimestamp: string;
+        /** @description `v1,` and the base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, once per live secret of the endpoint, separated by a space: two during the 24 hours after a rotation (under the new secret and the one before), one otherwise. A Standard Webhooks library accepts the delivery if one verifies. */
+        EventWebhookSignature: string;
     };
     requestBodies: never;
     headers: {
@@ -762,31 +1523,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body has a `Content-Encoding` other than `identity`; the server decodes no content coding (RFC 9110 §15.5.16). Nothing was stored. */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    "Accept-Encoding": components["headers"]["AcceptEncoding"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
             /** @description This `Idempotency-Key` was already used with a different request body. Nothing was stored. */
             422: {
                 headers: {
@@ -846,6 +1584,299 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description How many endpoints a page holds at most, 1 to 100 (`400 limit_out_of_range` otherwise). */
+                limit?: components["parameters"]["EndpointPageLimit"];
+                /** @description The `nextCursor` of the page before. Opaque; absent for the first page. */
+                cursor?: components["parameters"]["EndpointPageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the account's endpoints, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Link: components["headers"]["NextPageLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointPage"];
+                };
+            };
+            400: components["responses"]["ListBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenListWebhookEndpoints"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The endpoint to register. `Content-Type` must be `application/json`; the body's rules are sendMessage's. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint is registered and enabled. Its `secret` is in this answer only. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    /** @description The endpoint's own path, which getWebhookEndpoint reads. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["WebhookEndpointBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenCreateWebhookEndpoint"];
+            /** @description The account holds as many endpoints as it may (`too_many_webhook_endpoints`); delete one first. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's `id`, as createWebhookEndpoint answered it. */
+                endpointId: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenGetWebhookEndpoint"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's `id`. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint is deleted. No body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenDeleteWebhookEndpoint"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's `id`, as createWebhookEndpoint answered it. */
+                endpointId: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change, at least one. `Content-Type` must be `application/json`; the body's rules are sendMessage's. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["WebhookEndpointBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenUpdateWebhookEndpoint"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's `id`, as createWebhookEndpoint answered it. */
+                endpointId: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, shown this once, and until when the one before still signs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenRotateWebhookEndpointSecret"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description How many attempts a page holds at most, 1 to 100 (`400 limit_out_of_range` otherwise). */
+                limit?: components["parameters"]["DeliveryPageLimit"];
+                /** @description The `nextCursor` of the page before. Opaque; absent for the first page. */
+                cursor?: components["parameters"]["DeliveryPageCursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint's `id`, as createWebhookEndpoint answered it. */
+                endpointId: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the endpoint's attempts, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Link: components["headers"]["NextPageLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            400: components["responses"]["ListBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenListWebhookDeliveries"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    replayWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's `id`, as createWebhookEndpoint answered it. */
+                endpointId: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        /** @description The range of events to deliver again. `Content-Type` must be `application/json`; the body's rules are sendMessage's. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description The events are queued for the endpoint. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenReplayWebhookEvents"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedContentEncoding"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     deliverMessage: {
         parameters: {
             query?: never;
@@ -882,6 +1913,182 @@ export interface operations {
                 content?: never;
             };
             /** @description A failed attempt, like any answer that is not `2xx` (a redirect included, which is not followed); the message is sent again later, until its attempts or its age run out. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderCancelledEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same for every endpoint and on every attempt, a replay's included; a receiver drops a delivery whose id it has seen. */
+                "webhook-id": components["parameters"]["EventWebhookId"];
+                /** @description When this attempt was signed, in whole seconds since the Unix epoch. A receiver may refuse a delivery whose timestamp is far from its own clock (the Standard Webhooks libraries allow 5 minutes either way). */
+                "webhook-timestamp": components["parameters"]["EventWebhookTimestamp"];
+                /** @description `v1,` and the base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, once per live secret of the endpoint, separated by a space: two during the 24 hours after a rotation (under the new secret and the one before), one otherwise. A Standard Webhooks library accepts the delivery if one verifies. */
+                "webhook-signature": components["parameters"]["EventWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event; the same bytes on every attempt and for every endpoint. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description The endpoint is gone: it is disabled at once (`disabledReason: gone`) and receives nothing more until enabled again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint took the event; it is not sent again, but by a replay. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt (a redirect included, which is not followed): the event is sent again later, as messages are (see the `message` webhook), and the endpoint's later events wait for it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderShippedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same for every endpoint and on every attempt, a replay's included; a receiver drops a delivery whose id it has seen. */
+                "webhook-id": components["parameters"]["EventWebhookId"];
+                /** @description When this attempt was signed, in whole seconds since the Unix epoch. A receiver may refuse a delivery whose timestamp is far from its own clock (the Standard Webhooks libraries allow 5 minutes either way). */
+                "webhook-timestamp": components["parameters"]["EventWebhookTimestamp"];
+                /** @description `v1,` and the base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, once per live secret of the endpoint, separated by a space: two during the 24 hours after a rotation (under the new secret and the one before), one otherwise. A Standard Webhooks library accepts the delivery if one verifies. */
+                "webhook-signature": components["parameters"]["EventWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event; the same bytes on every attempt and for every endpoint. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderShippedEvent"];
+            };
+        };
+        responses: {
+            /** @description The endpoint is gone: it is disabled at once (`disabledReason: gone`) and receives nothing more until enabled again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint took the event; it is not sent again, but by a replay. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt (a redirect included, which is not followed): the event is sent again later, as messages are (see the `message` webhook), and the endpoint's later events wait for it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageDeliveredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same for every endpoint and on every attempt, a replay's included; a receiver drops a delivery whose id it has seen. */
+                "webhook-id": components["parameters"]["EventWebhookId"];
+                /** @description When this attempt was signed, in whole seconds since the Unix epoch. A receiver may refuse a delivery whose timestamp is far from its own clock (the Standard Webhooks libraries allow 5 minutes either way). */
+                "webhook-timestamp": components["parameters"]["EventWebhookTimestamp"];
+                /** @description `v1,` and the base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, once per live secret of the endpoint, separated by a space: two during the 24 hours after a rotation (under the new secret and the one before), one otherwise. A Standard Webhooks library accepts the delivery if one verifies. */
+                "webhook-signature": components["parameters"]["EventWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event; the same bytes on every attempt and for every endpoint. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageDeliveredEvent"];
+            };
+        };
+        responses: {
+            /** @description The endpoint is gone: it is disabled at once (`disabledReason: gone`) and receives nothing more until enabled again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint took the event; it is not sent again, but by a replay. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt (a redirect included, which is not followed): the event is sent again later, as messages are (see the `message` webhook), and the endpoint's later events wait for it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageFailedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same for every endpoint and on every attempt, a replay's included; a receiver drops a delivery whose id it has seen. */
+                "webhook-id": components["parameters"]["EventWebhookId"];
+                /** @description When this attempt was signed, in whole seconds since the Unix epoch. A receiver may refuse a delivery whose timestamp is far from its own clock (the Standard Webhooks libraries allow 5 minutes either way). */
+                "webhook-timestamp": components["parameters"]["EventWebhookTimestamp"];
+                /** @description `v1,` and the base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, once per live secret of the endpoint, separated by a space: two during the 24 hours after a rotation (under the new secret and the one before), one otherwise. A Standard Webhooks library accepts the delivery if one verifies. */
+                "webhook-signature": components["parameters"]["EventWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event; the same bytes on every attempt and for every endpoint. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description The endpoint is gone: it is disabled at once (`disabledReason: gone`) and receives nothing more until enabled again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint took the event; it is not sent again, but by a replay. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt (a redirect included, which is not followed): the event is sent again later, as messages are (see the `message` webhook), and the endpoint's later events wait for it. */
             default: {
                 headers: {
                     [name: string]: unknown;

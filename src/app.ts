@@ -10,9 +10,11 @@ import {
   type RateLimits,
 } from './config.js';
 import { API_VERSIONS, type Contracts } from './contract/document.js';
+import { checkEndpointUrl } from './delivery/addresses.js';
 import { startDelivery, tellingQueued } from './delivery/delivery.js';
+import { newSecret } from './delivery/signature.js';
 import type { DeliveryObserver } from './delivery/ports.js';
-import type { DeliverySettings } from './delivery/settings.js';
+import { type ClientEndpointSettings, type DeliverySettings, loadClientEndpointSettings } from './delivery/settings.js';
 import { registerDocs } from './docs/routes.js';
 import { answersBeforeRouting } from './http/beforeRouting.js';
 import { superviseConnections } from './http/connections.js';
@@ -28,7 +30,7 @@ import { KeyUses } from './http/keyUses.js';
 import { hideContentType, takeBodiesUnparsed } from './http/rawBodies.js';
 import { registerOperations } from './http/routes.js';
 import { type ListenerOptions, serverOptions } from './http/serverOptions.js';
-import { type HandlersByVersion, storePartsOf } from './operations/handler.js';
+import { type HandlersByVersion, storePartsOf, type WebhookEndpoints } from './operations/handler.js';
 import { handlersByVersion } from './operations/index.js';
 import { answerLikeTheApi } from './serving/commonAnswers.js';
 import { closeConnectionsWhenStopping } from './serving/stopping.js';
@@ -62,6 +64,8 @@ export interface AppOptions extends Partial<ListenerOptions> {
   quotaCount?: QuotaStore;
   /** Messages are delivered (and deleted past their retention) by this process; not at all when absent. */
   delivery?: DeliverySettings;
+  /** The operator's rules for the endpoints accounts register (v2's webhook endpoints); the defaults when absent. */
+  webhookEndpoints?: ClientEndpointSettings;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -114,9 +118,26 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const callers = new KnownCallers(store.keys);
   const keyUses = new KeyUses(store.keys, app.log, now);
   app.addHook('onClose', () => keyUses.flush());
-  const parts = storePartsOf(deliveredBy(app, store, options.delivery, metrics.delivery));
+  const parts = storePartsOf(
+    deliveredBy(app, store, options.delivery, metrics.delivery),
+    webhookEndpointsOf(store, options.webhookEndpoints ?? loadClientEndpointSettings({})),
+  );
   registerOperations(app, apis, opening, { callers, keyUses, parts, quotas, now });
   return app;
+}
+
+/** The webhook operations' part: the store's endpoints under the operator's rules (delivery/). */
+function webhookEndpointsOf(store: Store, settings: ClientEndpointSettings): WebhookEndpoints {
+  return {
+    webhooks: store.webhooks,
+    checkUrl: async (url) => {
+      const verdict = await checkEndpointUrl(url, settings.addresses);
+      return 'refused' in verdict ? verdict : { url: verdict.url.href };
+    },
+    newSecret,
+    maxPerAccount: settings.maxPerAccount,
+    retentionMs: settings.retentionMs,
+  };
 }
 
 /** The store whose queued messages this app's delivery is told of, once started; `store` without one. */

@@ -1,11 +1,11 @@
 // The server's refusals at start: one line on stderr, exit status 1. The primary of the workers
 // (workers.ts) refuses a bad configuration with the same line as a single server does.
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { type DeliverySettings, loadDeliverySettings } from './delivery/settings.js';
+import { type ClientEndpointSettings, type DeliverySettings, loadClientEndpointSettings, loadDeliverySettings } from './delivery/settings.js';
 import { loadStoreSettings, type StoreSettings } from './store/backends.js';
 
-/** The server's settings, its store's and its delivery's, each read by its own module. */
-export type ServerConfig = Config & { store: StoreSettings; delivery: DeliverySettings };
+/** The server's settings, its store's, its delivery's and its clients' endpoints', each read by its own module. */
+export type ServerConfig = Config & { store: StoreSettings; delivery: DeliverySettings; webhookEndpoints: ClientEndpointSettings };
 
 export function exitWith(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -14,7 +14,12 @@ export function exitWith(message: string): never {
 
 /** The server's configuration; a ConfigError names what is wrong. */
 export function loadServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
-  return { ...loadConfig(env), store: loadStoreSettings(env, 'server'), delivery: loadDeliverySettings(env) };
+  return {
+    ...loadConfig(env),
+    store: loadStoreSettings(env, 'server'),
+    delivery: loadDeliverySettings(env),
+    webhookEndpoints: loadClientEndpointSettings(env),
+  };
 }
 
 /** The configuration, or exit 1 with one line naming what is wrong. */

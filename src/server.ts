@@ -34,6 +34,7 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
     deprecatedCallsFlushMs: config.deprecatedCallsFlushMs,
     corsOrigins: config.corsOrigins,
     delivery: config.delivery,
+    webhookEndpoints: config.webhookEndpoints,
     metricsAcrossWorkers: cluster.isWorker,
     // Workers share their request quotas through the primary where the store keeps no count.
     ...(cluster.isWorker && !store.quotas && { quotaCount: primaryQuotaCount() }),

@@ -1,10 +1,20 @@
 // `store-orders init --examples`: the records that the contracts' examples name, so that a contract-testing
 // tool given either contract, unmodified, finds on the server what the examples say: the orders of v2's
 // listOrders example in their statuses (a pending one to cancel, a shipped one for the 409), the pet of
-// getPetById's, and the message of getMessage's, all read from the contracts themselves.
+// getPetById's, the message of getMessage's, and the webhook endpoints of listWebhookEndpoints' with the
+// attempts of listWebhookDeliveries', all read from the contracts themselves.
 import type { OpenAPIV3 } from 'openapi-types';
 import { loadContracts } from '../contract/document.js';
-import type { AdminStore, MessageWithStatus, OrderWithStatus, Pet, Principal } from '../store/store.js';
+import { newSecret } from '../delivery/signature.js';
+import type {
+  AdminStore,
+  MessageWithStatus,
+  OrderWithStatus,
+  Pet,
+  Principal,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from '../store/store.js';
 import { CliError } from './io.js';
 
 /** The account that owns the example message, and whose keys `init --examples` prints. */
@@ -14,6 +24,9 @@ export interface ExampleRecords {
   orders: OrderWithStatus[];
   pets: Pet[];
   messages: MessageWithStatus[];
+  webhookEndpoints: WebhookEndpoint[];
+  /** Of the endpoint `endpointId`, newest first. */
+  webhookDeliveries: { endpointId: string; attempts: WebhookDelivery[] };
 }
 
 /** The 200 example of the GET operation at `path`. */
@@ -24,6 +37,15 @@ function getExample(document: OpenAPIV3.Document, path: string): unknown {
   return example;
 }
 
+/** The example of the path parameter of the GET operation at `path`. */
+function pathExample(document: OpenAPIV3.Document, path: string): string {
+  const parameter = document.paths[path]?.get?.parameters?.[0] as OpenAPIV3.ReferenceObject | undefined;
+  const name = parameter?.$ref.replace('#/components/parameters/', '') ?? '';
+  const example = (document.components?.parameters?.[name] as OpenAPIV3.ParameterObject | undefined)?.example as unknown;
+  if (typeof example !== 'string') throw new Error(`the contract has no example for the path parameter of GET ${path}`);
+  return example;
+}
+
 /** What the contracts' examples name, in the order a new database issues their ids. */
 export function exampleRecords(): ExampleRecords {
   const { v1, v2 } = loadContracts();
@@ -31,6 +53,11 @@ export function exampleRecords(): ExampleRecords {
     orders: (getExample(v2.document, '/store/orders') as { data: OrderWithStatus[] }).data,
     pets: [getExample(v1.document, '/pets/{petId}') as Pet],
     messages: [getExample(v2.document, '/messages/{messageId}') as MessageWithStatus],
+    webhookEndpoints: (getExample(v2.document, '/webhook-endpoints') as { data: WebhookEndpoint[] }).data,
+    webhookDeliveries: {
+      endpointId: pathExample(v2.document, '/webhook-endpoints/{endpointId}/deliveries'),
+      attempts: (getExample(v2.document, '/webhook-endpoints/{endpointId}/deliveries') as { data: WebhookDelivery[] }).data,
+    },
   };
 }
 
@@ -38,11 +65,13 @@ type Holding = 'nothing' | 'the examples' | 'other data';
 
 /** Whether the store is new, holds exactly the examples (an earlier `init --examples`), or anything else. */
 async function holding(store: AdminStore, records: ExampleRecords): Promise<Holding> {
-  const [orders, messages, keys] = await Promise.all([
+  const [orders, messages, keys, account] = await Promise.all([
     store.orders.listAllOrders(),
     store.messages.listMessages(),
     store.keys.listKeys(),
+    store.keys.findAccount(EXAMPLES_ACCOUNT),
   ]);
+  const endpoints = account ? (await store.webhooks.listEndpoints(account.id, 0, 100)).items : [];
   // Pets are issued ids from 1 up and never deleted: the one after the last example's tells of any other.
   const pets = await Promise.all(
     [...records.pets, { id: records.pets.length + 1 }].map(({ id }) => store.pets.findPet(id)),
@@ -51,6 +80,7 @@ async function holding(store: AdminStore, records: ExampleRecords): Promise<Hold
   const same =
     sameRecords(orders, records.orders, ['id', 'petId', 'quantity', 'shipDate', 'complete', 'status']) &&
     sameRecords(messages, records.messages, ['id', 'message', 'status', 'createdAt']) &&
+    sameRecords(endpoints, records.webhookEndpoints, ['id', 'url', 'status', 'createdAt', 'updatedAt']) &&
     messages.every(({ account }) => account === EXAMPLES_ACCOUNT) &&
     keys.every(({ account }) => account === EXAMPLES_ACCOUNT) &&
     sameRecords(pets.slice(0, -1), records.pets, ['id', 'name']) &&
@@ -82,6 +112,22 @@ export async function writeExamples(store: AdminStore, caller: Principal, record
     }
     await store.messages.enqueueMessage({ id, message, createdAt }, caller);
   }
+  await writeWebhookExamples(store, caller, records);
+}
+
+/** The endpoints, enabled or disabled by their client as the example shows them, and the attempts, oldest first. */
+async function writeWebhookExamples(store: AdminStore, caller: Principal, records: ExampleRecords): Promise<void> {
+  for (const { id, url, events, description, status, disabledReason, createdAt, updatedAt } of records.webhookEndpoints) {
+    const endpoint = { id, url, events, ...(description !== undefined && { description }), secret: newSecret(), createdAt };
+    await store.webhooks.createEndpoint(caller.accountId, endpoint, Number.POSITIVE_INFINITY);
+    if (status === 'disabled' && disabledReason === 'client') {
+      await store.webhooks.updateEndpoint(caller.accountId, id, { status }, updatedAt);
+    } else if (status !== 'enabled' || updatedAt !== createdAt) {
+      throw new Error(`the example endpoint ${id} must be enabled since its creation, or disabled by its client`);
+    }
+  }
+  const { endpointId, attempts } = records.webhookDeliveries;
+  for (const attempt of [...attempts].reverse()) await store.webhooks.recordAttempt({ ...attempt, endpointId });
 }
 
 function expectId(what: string, wanted: number, issued: number): void {

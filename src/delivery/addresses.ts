@@ -127,7 +127,7 @@ export const MAX_URL_LENGTH = 2_048;
 /**
  * Whether a client's endpoint URL may be registered under `policy`: an absolute https URL (http if the
  * operator allows it), with no user name or password, whose host is an address that may be reached or a
- * name whose every address may be.
+ * name whose every address may be, or that does not resolve now.
  */
 export async function checkEndpointUrl(text: string, policy: AddressPolicy, resolve: Resolve = systemResolve): Promise<UrlVerdict> {
   if (text.length > MAX_URL_LENGTH) return { refused: `the URL is longer than ${MAX_URL_LENGTH} characters` };
@@ -143,16 +143,11 @@ export async function checkEndpointUrl(text: string, policy: AddressPolicy, reso
     const refusal = refusalOf(host, policy);
     return refusal === undefined ? { url } : { refused: refusal };
   }
-  let addresses: string[];
-  try {
-    addresses = await resolve(host);
-  } catch {
-    return { refused: `${host} does not resolve` };
-  }
-  if (addresses.length === 0) return { refused: `${host} does not resolve` };
+  // A name that does not resolve now is no way in: it may be set up later, and every attempt checks again.
+  const addresses = await resolve(host).catch(() => []);
   for (const address of addresses) {
     const refusal = refusalOf(address, policy);
-    if (refusal !== undefined) return { refused: `${host} resolves to ${refusal}` };
+    if (refusal !== undefined) return { refused: `${host} resolves to ${address}: ${refusal}` };
   }
   return { url };
 }
@@ -172,9 +167,10 @@ export function guardedLookup(policy: AddressPolicy, resolve: Resolve = systemRe
   return (hostname, options, callback) => {
     resolve(hostname).then(
       (addresses) => {
-        const refusal = addresses.map((address) => refusalOf(address, policy)).find((reason) => reason !== undefined);
+        const refused = addresses.find((address) => refusalOf(address, policy) !== undefined);
+        const refusal = refused && `${hostname} resolves to ${refused}: ${refusalOf(refused, policy)}`;
         if (addresses.length === 0 || refusal !== undefined) {
-          const error: NodeJS.ErrnoException = new Error(refusal ? `${hostname} resolves to ${refusal}` : `${hostname} does not resolve`);
+          const error: NodeJS.ErrnoException = new Error(refusal ?? `${hostname} does not resolve`);
           error.code = refusal ? 'EADDRNOTALLOWED' : 'ENOTFOUND';
           callback(error, '', 0);
           return;

@@ -2,20 +2,58 @@
 // the caller. The same for every version of the API, each typed from its own contract.
 import type { ApiVersion } from '../contract/document.js';
 import type { AnyOperationId, Input, OperationAnswer, OperationId } from '../contract/types.js';
-import type { MessageStore, OrderStore, PetStore, Principal, Store } from '../store/store.js';
+import type { MessageStore, OrderStore, PetStore, Principal, Store, WebhookStore } from '../store/store.js';
 
-/** The one aggregate of the store each operation is given, in every version; a missing one fails `tsc`. */
+/** What the webhook operations are given: the store's endpoints, and the operator's rules for them. */
+export interface WebhookEndpoints {
+  webhooks: WebhookStore;
+  /** The URL as it will be reached, if it may be registered; else why not. */
+  checkUrl(url: string): Promise<{ url: string } | { refused: string }>;
+  /** A new signing secret, `whsec_…`. */
+  newSecret(): string;
+  /** Endpoints per account at most. */
+  maxPerAccount: number;
+  /** How long events are kept: how far back a replay reaches. */
+  retentionMs: number;
+}
+
+/**
+ * The one aggregate of the store each operation is given, in every version (the webhook operations with the
+ * operator's rules for endpoints); a missing one fails `tsc`.
+ */
 export interface StoreParts extends Record<AnyOperationId, unknown> {
   listOrders: OrderStore;
   cancelOrder: OrderStore;
   sendMessage: MessageStore;
   getMessage: MessageStore;
   getPetById: PetStore;
+  createWebhookEndpoint: WebhookEndpoints;
+  listWebhookEndpoints: WebhookEndpoints;
+  getWebhookEndpoint: WebhookEndpoints;
+  updateWebhookEndpoint: WebhookEndpoints;
+  deleteWebhookEndpoint: WebhookEndpoints;
+  rotateWebhookEndpointSecret: WebhookEndpoints;
+  listWebhookDeliveries: WebhookEndpoints;
+  replayWebhookEvents: WebhookEndpoints;
 }
 
-export function storePartsOf(store: Store): StoreParts {
+export function storePartsOf(store: Store, endpoints: WebhookEndpoints): StoreParts {
   const { orders, messages, pets } = store;
-  return { listOrders: orders, cancelOrder: orders, sendMessage: messages, getMessage: messages, getPetById: pets };
+  return {
+    listOrders: orders,
+    cancelOrder: orders,
+    sendMessage: messages,
+    getMessage: messages,
+    getPetById: pets,
+    createWebhookEndpoint: endpoints,
+    listWebhookEndpoints: endpoints,
+    getWebhookEndpoint: endpoints,
+    updateWebhookEndpoint: endpoints,
+    deleteWebhookEndpoint: endpoints,
+    rotateWebhookEndpointSecret: endpoints,
+    listWebhookDeliveries: endpoints,
+    replayWebhookEvents: endpoints,
+  };
 }
 
 export interface Dependencies<Op extends AnyOperationId = AnyOperationId> {

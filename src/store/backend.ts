@@ -6,6 +6,7 @@ import type { Awaitable } from '../awaitable.js';
 import type { CopySource, CopyTarget } from './copying.js';
 import type { MigrationListener } from './migrations.js';
 import type { QuotaLease, QuotaLeaseRequest } from './quotas.js';
+import type { WebhookAdmin, WebhookStore } from './webhookStore.js';
 import type {
   Account,
   ActiveKey,
@@ -118,6 +119,12 @@ export interface MessageRepository {
   oldestQueuedAt(): Awaitable<string | undefined>;
 }
 
+/** What an answer of the store's is, given as it came: at once or later. */
+type Answering<T> = { [Call in keyof T]: T[Call] extends (...args: infer A) => Promise<infer R> ? (...args: A) => Awaitable<R> : never };
+
+/** The accounts' webhook endpoints, as webhookStore.ts's WebhookStore and WebhookAdmin. */
+export type WebhookRepository = Answering<WebhookStore & WebhookAdmin>;
+
 export interface KeyRepository {
   findActiveKey(digest: Buffer): Awaitable<ActiveKey | undefined>;
   createAccount(name: string): Awaitable<Account>;
@@ -151,6 +158,7 @@ export interface Repositories {
   pets: PetRepository;
   messages: MessageRepository;
   keys: KeyRepository;
+  webhooks: WebhookRepository;
   deprecatedCalls: DeprecatedCallRepository;
   /**
    * The request quotas' count, for a database that processes on several machines share. Without it the

@@ -10,6 +10,7 @@ import type {
   PetRepository,
   QuotaRepository,
   Repositories,
+  WebhookRepository,
 } from './backend.js';
 import { type Guard, guardWith } from './guard.js';
 import type { KeyAdmin, KeyStore, OldKeyEnd, ReplacingKey } from './keyStore.js';
@@ -20,6 +21,7 @@ import type { QuotaStore } from './quotas.js';
 import type { AdminStore } from './store.js';
 import type { TelemetryAdmin, TelemetryStore } from './telemetryStore.js';
 import { isStoreId } from './vocabulary.js';
+import type { WebhookAdmin, WebhookStore } from './webhookStore.js';
 
 export function composeStore(repositories: Repositories): AdminStore {
   const guard = guardWith((error) => repositories.storeErrorFor(error));
@@ -28,6 +30,7 @@ export function composeStore(repositories: Repositories): AdminStore {
     pets: petFront(repositories.pets, guard),
     messages: messageFront(repositories.messages, guard),
     keys: keyFront(repositories.keys, guard),
+    webhooks: webhookFront(repositories.webhooks, guard),
     telemetry: telemetryFront(repositories, guard),
     delivery: deliveryFront(repositories.messages, guard),
     ...(repositories.quotas && { quotas: quotaFront(repositories.quotas, guard) }),
@@ -63,6 +66,20 @@ function keyFront(keys: KeyRepository, guard: Guard): KeyStore & KeyAdmin {
     rollKeyById: (keyId, newKey, oldEnds) => roll(keyId, newKey, oldEnds),
     rollKeyByDigest: (digest, newKey, oldEnds) =>
       guard.call(() => keys.findKeyId(digest)).then((keyId) => roll(keyId, newKey, oldEnds)),
+  };
+}
+
+function webhookFront(webhooks: WebhookRepository, guard: Guard): WebhookStore & WebhookAdmin {
+  return {
+    createEndpoint: (...args) => guard.call(() => webhooks.createEndpoint(...args)),
+    listEndpoints: (...args) => guard.call(() => webhooks.listEndpoints(...args)),
+    findEndpoint: (...args) => guard.call(() => webhooks.findEndpoint(...args)),
+    updateEndpoint: (...args) => guard.call(() => webhooks.updateEndpoint(...args)),
+    deleteEndpoint: (...args) => guard.call(() => webhooks.deleteEndpoint(...args)),
+    rotateSecret: (...args) => guard.call(() => webhooks.rotateSecret(...args)),
+    listDeliveries: (...args) => guard.call(() => webhooks.listDeliveries(...args)),
+    replayEvents: (...args) => guard.call(() => webhooks.replayEvents(...args)),
+    recordAttempt: (...args) => guard.call(() => webhooks.recordAttempt(...args)),
   };
 }
 

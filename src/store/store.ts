@@ -1,5 +1,6 @@
 // What the operations and the CLI need from storage, in the domain's words, one interface per aggregate
-// (orderStore.ts, petStore.ts, messageStore.ts, keyStore.ts, telemetryStore.ts, on vocabulary.ts): no SQL,
+// (orderStore.ts, petStore.ts, messageStore.ts, keyStore.ts, webhookStore.ts, telemetryStore.ts, on
+// vocabulary.ts): no SQL,
 // no HTTP, no driver's error codes (a failure that passes is StoreUnavailableError, unavailable.ts).
 // compose.ts builds it from a backend's repositories (backend.ts); open.ts opens it (backends.ts).
 import type { KeyAdmin, KeyStore } from './keyStore.js';
@@ -8,6 +9,7 @@ import type { OrderAdmin, OrderStore } from './orderStore.js';
 import type { PetAdmin, PetStore } from './petStore.js';
 import type { QuotaStore } from './quotas.js';
 import type { TelemetryAdmin, TelemetryStore } from './telemetryStore.js';
+import type { WebhookAdmin, WebhookStore } from './webhookStore.js';
 
 export * from './vocabulary.js';
 export * from './orderStore.js';
@@ -15,6 +17,7 @@ export * from './petStore.js';
 export * from './keyStore.js';
 export * from './messageStore.js';
 export * from './telemetryStore.js';
+export * from './webhookStore.js';
 
 /** `exists`: the backup's file was already there and is left as it was. */
 export type BackupOutcome = 'written' | 'exists';
@@ -25,6 +28,7 @@ export interface Store {
   readonly pets: PetStore;
   readonly messages: MessageStore;
   readonly keys: KeyStore;
+  readonly webhooks: WebhookStore;
   readonly telemetry: TelemetryStore;
   /** The queue as the servers deliver it. */
   readonly delivery: DeliveryStore;
@@ -42,6 +46,7 @@ export interface AdminStore extends Store {
   readonly pets: PetStore & PetAdmin;
   readonly messages: MessageStore & MessageAdmin;
   readonly keys: KeyStore & KeyAdmin;
+  readonly webhooks: WebhookStore & WebhookAdmin;
   readonly telemetry: TelemetryStore & TelemetryAdmin;
   /** What the start-up log line tells about the database (never a password). */
   describe(): Record<string, string | boolean>;

@@ -26,7 +26,7 @@ export type Unauthorized = typeof UNAUTHORIZED;
  * and will be (ALL_SCOPES), as every key made without `--scopes` has. A key's scopes never change: other
  * scopes are another key (`store-orders keys roll`), so what a server learned of a key stays true.
  */
-export const SCOPES = ['orders:read', 'orders:write', 'messages:read', 'messages:write'] as const;
+export const SCOPES = ['orders:read', 'orders:write', 'messages:read', 'messages:write', 'webhooks:manage'] as const;
 export type Scope = (typeof SCOPES)[number];
 export const ALL_SCOPES = '*';
 export type Scopes = readonly Scope[] | typeof ALL_SCOPES;

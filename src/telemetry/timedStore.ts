@@ -9,6 +9,7 @@ import type {
   PetStore,
   Store,
   TelemetryStore,
+  WebhookStore,
 } from '../store/store.js';
 import type { TalliedHistogram } from './talliedHistogram.js';
 
@@ -39,6 +40,19 @@ export function timedStore(store: Store, duration: TalliedHistogram<'method'>): 
     pets: timed(store.pets, every<PetStore>()('findPet')),
     messages: timed(store.messages, every<MessageStore>()('enqueueMessage', 'enqueueMessageOnce', 'findMessage')),
     keys: timed(store.keys, every<KeyStore>()('findActiveKey', 'recordKeyUses')),
+    webhooks: timed(
+      store.webhooks,
+      every<WebhookStore>()(
+        'createEndpoint',
+        'listEndpoints',
+        'findEndpoint',
+        'updateEndpoint',
+        'deleteEndpoint',
+        'rotateSecret',
+        'listDeliveries',
+        'replayEvents',
+      ),
+    ),
     telemetry: timed(
       store.telemetry,
       every<TelemetryStore>()(

@@ -117,21 +117,32 @@ describe.each(PAIRS)('store-orders copy from $from.kind to $to.kind', ({ from, t
     expect((await call(server, '/store/orders/5', key, { method: 'DELETE' })).status).toBe(204);
     const first = await send(server, key, 'moving-day', 'before the move');
     expect(first.status).toBe(202);
+    // An endpoint registered after the order events, which it is to have again, and one attempt of it.
+    const v2 = (path: string, init: RequestInit = {}) =>
+      fetch(`${server.baseUrl}/v2/webhook-endpoints${path}`, { ...init, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' } });
+    const body = JSON.stringify({ url: 'https://hooks.example.com/in', events: ['order.cancelled', 'order.shipped'] });
+    const endpoint = (await (await v2('', { method: 'POST', body })).json()) as { id: string };
+    const replay = await v2(`/${endpoint.id}/replay`, { method: 'POST', body: JSON.stringify({ since: '2026-01-01T00:00:00Z' }) });
+    expect(await replay.json()).toEqual({ queued: 2 });
+    const attempt = { endpointId: endpoint.id, eventId: `evt_${'1'.repeat(22)}`, eventType: 'order.shipped' as const };
+    const attemptStore = await source.open();
+    await attemptStore.webhooks.recordAttempt({ ...attempt, attempt: 1, outcome: 'failed', statusCode: 503, attemptedAt: '2026-12-06T10:00:00.000Z' });
+    await attemptStore.close();
     // U+0000 is a string the contract allows: each backend holds it, and so must the copy.
     const withNul = await send(server, key, 'nul-day', 'a\u0000b');
     expect(withNul.status).toBe(202);
-    return { server, key, revoked, answers: { first: await first.text(), withNul: await withNul.text() } };
+    return { server, key, revoked, endpoint: endpoint.id, answers: { first: await first.text(), withNul: await withNul.text() } };
   }
 
   it('carries everything: a server on the copy serves the same, byte for byte, and the keys and retries still count', async () => {
-    const { server, key, revoked, answers } = await fillSource();
+    const { server, key, revoked, endpoint, answers } = await fillSource();
 
     // Copied while the source's server still runs; DATABASE_URL names neither.
     const copy = ['copy', '--from', source.url, '--to', target.url];
     const copied = await runCliInProcess(copy, { DATABASE_URL: '/nonexistent/store.db' });
     expect(copied.code, copied.stderr).toBe(0);
     expect(copied.stdout).toMatch(
-      /^copied .* to .*: 1 accounts, 26 orders, 1 pets, 2 api keys, 1 deprecated calls, 2 idempotency keys, 2 messages\n$/,
+      /^copied .* to .*: 1 accounts, 26 orders, 1 pets, 2 api keys, 1 deprecated calls, 2 events, 2 idempotency keys, 2 messages, 1 webhook endpoints, 1 webhook attempts, 2 webhook replays\n$/,
     );
 
     // The keys as copied, their last use included: a server on the copy then notes uses of its own.
@@ -144,6 +155,11 @@ describe.each(PAIRS)('store-orders copy from $from.kind to $to.kind', ({ from, t
     const lists = await Promise.all([server, copyServer].map(async (on) => (await call(on, '/store/orders', key)).text()));
     expect(lists[1]).toBe(lists[0]);
     expect((await call(copyServer, '/store/orders', revoked)).status).toBe(401);
+    // The endpoint and its attempts, as v2 answers them.
+    for (const path of ['/v2/webhook-endpoints', `/v2/webhook-endpoints/${endpoint}/deliveries`]) {
+      const read = await Promise.all([server, copyServer].map(async (on) => (await fetch(`${on.baseUrl}${path}`, { headers: { Authorization: `Bearer ${key}` } })).text()));
+      expect(read[1], path).toBe(read[0]);
+    }
     for (const [idempotencyKey, message, answer] of [
       ['moving-day', 'before the move', answers.first],
       ['nul-day', 'a\u0000b', answers.withNul],

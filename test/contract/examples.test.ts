@@ -75,7 +75,13 @@ function responseExamples(operation: Operation, version: ApiVersion): ResponseEx
 }
 
 /** The error codes whose examples name a record by its id, in their message. */
-const NAMING_A_RECORD = ['order_not_found', 'order_already_shipped', 'pet_not_found', 'message_not_found'];
+const NAMING_A_RECORD = [
+  'order_not_found',
+  'order_already_shipped',
+  'pet_not_found',
+  'message_not_found',
+  'webhook_endpoint_not_found',
+];
 
 describe.each(API_VERSIONS)('the examples of the %s contract, on a server set up by init --examples', (version) => {
   let server: TestServer;
@@ -112,7 +118,7 @@ describe.each(API_VERSIONS)('the examples of the %s contract, on a server set up
       NAMING_A_RECORD.includes((example as { code: string }).code),
     );
     for (const { status, example } of naming) {
-      const named = /(msg_[0-9A-Za-z]+|[0-9]+)/.exec((example as { message: string }).message)?.[1];
+      const named = /((?:msg|we)_[0-9A-Za-z]+|[0-9]+)/.exec((example as { message: string }).message)?.[1];
       const pathParameter = parametersOf(operation, version).find(({ in: where }) => where === 'path');
       expect(pathParameter, `${operation.operationId} ${status}`).toBeDefined();
       const { response, body } = await send(
@@ -145,6 +151,17 @@ describe.each(API_VERSIONS)('the examples of the %s contract, on a server set up
       const nextCursor = (document.components?.schemas?.OrderPage as OpenAPIV3.SchemaObject).properties?.nextCursor;
       expect((body as { nextCursor: string }).nextCursor).toBe((nextCursor as OpenAPIV3.SchemaObject).example);
       expect(response.headers.get('link')).toBe((document.components?.headers?.NextPageLink as OpenAPIV3.HeaderObject).example);
+    });
+
+    it.each([
+      { path: '/v2/webhook-endpoints', page: 'WebhookEndpointPage', cursor: 'EndpointPageCursor' },
+      { path: '/v2/webhook-endpoints/we_2Jc8rT5mQw0xZ7bLk3sVd9/deliveries', page: 'WebhookDeliveryPage', cursor: 'DeliveryPageCursor' },
+    ])('makes the cursor of the examples of $page after the first example', async ({ path, page, cursor }) => {
+      const { components } = contracts.v2.document;
+      const { body } = await send({ url: `${path}?limit=1`, init: { method: 'GET', headers: new Headers({ Authorization: `Bearer ${key}` }) } });
+      const nextCursor = (components?.schemas?.[page] as OpenAPIV3.SchemaObject).properties?.nextCursor as OpenAPIV3.SchemaObject;
+      expect((body as { nextCursor: string }).nextCursor).toBe(nextCursor.example);
+      expect((components?.parameters?.[cursor] as OpenAPIV3.ParameterObject).example).toBe(nextCursor.example);
     });
   }
 

@@ -98,7 +98,7 @@ describe('the API reference at /docs', () => {
     "shows v2 by default, every one of its operations and none of v1's, and loads nothing from another origin",
     async () => {
       const { page } = visit;
-      expect(operations.v2).toHaveLength(4);
+      expect(operations.v2).toHaveLength(12);
       await documentSelector(page, 'API v2').waitFor();
       await everyOperationListed(page, 'v2');
       expect(await page.locator('[data-sidebar-id^="v1/"]').count()).toBe(0);

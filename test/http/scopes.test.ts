@@ -34,6 +34,81 @@ async function messageOf(server: TestServer, key: string): Promise<string> {
   return (sent.json as { id: string }).id;
 }
 
+/** An endpoint of the account `acme`, registered without the API (its count would limit the API's). */
+async function endpointOf(server: TestServer): Promise<string> {
+  const account = await server.store.keys.findAccount('acme');
+  const id = `we_${String(Math.random()).slice(2, 12).padEnd(22, '0')}`;
+  const endpoint = { id, url: 'https://hooks.example.com/in', events: ['order.shipped' as const], secret: 'whsec_x', createdAt: new Date().toISOString() };
+  await server.store.webhooks.createEndpoint(account?.id ?? 0, endpoint, Number.POSITIVE_INFINITY);
+  return id;
+}
+
+/** `acme`'s endpoints all deleted, so that one more may be registered through the API. */
+async function noEndpoints(server: TestServer): Promise<void> {
+  const account = await server.store.keys.findAccount('acme');
+  const { items } = await server.store.webhooks.listEndpoints(account?.id ?? 0, 0, 1000);
+  for (const { id } of items) await server.store.webhooks.deleteEndpoint(account?.id ?? 0, id);
+}
+
+const ENDPOINTS = '/v2/webhook-endpoints';
+
+/** The webhook operations, each with the request it answers with success. */
+const WEBHOOK_CASES: Case[] = [
+  {
+    version: 'v2',
+    operationId: 'createWebhookEndpoint',
+    allowed: 201,
+    send: async (server, key) => {
+      await noEndpoints(server);
+      const body = JSON.stringify({ url: 'https://hooks.example.com/in', events: ['order.shipped'] });
+      return rawRequest(`${server.baseUrl}${ENDPOINTS}`, withKey(key, { method: 'POST', body }));
+    },
+  },
+  { version: 'v2', operationId: 'listWebhookEndpoints', allowed: 200, send: (server, key) => rawRequest(`${server.baseUrl}${ENDPOINTS}`, withKey(key)) },
+  {
+    version: 'v2',
+    operationId: 'getWebhookEndpoint',
+    allowed: 200,
+    send: async (server, key) => rawRequest(`${server.baseUrl}${ENDPOINTS}/${await endpointOf(server)}`, withKey(key)),
+  },
+  {
+    version: 'v2',
+    operationId: 'updateWebhookEndpoint',
+    allowed: 200,
+    send: async (server, key) =>
+      rawRequest(`${server.baseUrl}${ENDPOINTS}/${await endpointOf(server)}`, withKey(key, { method: 'PATCH', body: '{"status":"disabled"}' })),
+  },
+  {
+    version: 'v2',
+    operationId: 'deleteWebhookEndpoint',
+    allowed: 204,
+    send: async (server, key) => rawRequest(`${server.baseUrl}${ENDPOINTS}/${await endpointOf(server)}`, withKey(key, { method: 'DELETE' })),
+  },
+  {
+    version: 'v2',
+    operationId: 'rotateWebhookEndpointSecret',
+    allowed: 200,
+    send: async (server, key) =>
+      rawRequest(`${server.baseUrl}${ENDPOINTS}/${await endpointOf(server)}/rotate-secret`, withKey(key, { method: 'POST' })),
+  },
+  {
+    version: 'v2',
+    operationId: 'listWebhookDeliveries',
+    allowed: 200,
+    send: async (server, key) => rawRequest(`${server.baseUrl}${ENDPOINTS}/${await endpointOf(server)}/deliveries`, withKey(key)),
+  },
+  {
+    version: 'v2',
+    operationId: 'replayWebhookEvents',
+    allowed: 202,
+    send: async (server, key) =>
+      rawRequest(
+        `${server.baseUrl}${ENDPOINTS}/${await endpointOf(server)}/replay`,
+        withKey(key, { method: 'POST', body: JSON.stringify({ since: '2026-01-01T00:00:00Z' }) }),
+      ),
+  },
+];
+
 /** Each version's operations, as a client calls them with a key of the account `acme`. */
 const CASES: Case[] = [
   ...(['v1', 'v2'] as const).flatMap((version): Case[] => [
@@ -73,6 +148,7 @@ const CASES: Case[] = [
     // The message is the account's own, sent with a key of every scope.
     send: async (server, key) => rawRequest(`${server.baseUrl}/v2/messages/${await messageOf(server, t.key)}`, withKey(key)),
   },
+  ...WEBHOOK_CASES,
 ];
 
 const contracts = loadContracts();

@@ -307,12 +307,13 @@ describe('a canary key sent down every error path', () => {
     const rawReplies = await Promise.all(rawSent.map(({ text }) => rawExchange(timingOut, text))).finally(() => timingOut.close());
 
     for (const answer of answers) {
-      // The only answers without an expectation are a case's own preparation (an ETag, a first use, a message).
+      // The only answers without an expectation are a case's own preparation (an ETag, a first use, a
+      // message, an endpoint registered or deleted).
       const wanted = expected.get(answer);
       if (wanted) {
         expect(answer.status, answer.label).toBe(wanted.status);
         if (wanted.code) expect(codeOf(answer), answer.label).toBe(wanted.code);
-      } else expect(answer.label, 'an answer no case expects').toMatch(/\((its ETag|first use|its message)\)$/);
+      } else expect(answer.label, 'an answer no case expects').toMatch(/\((its ETag|first use|its message|its endpoint|its endpoint deleted)\)$/);
       expect(answer.headers.get('cache-control'), answer.label).toBe('no-store');
       expect(answer.headers.get('x-powered-by'), answer.label).toBeNull();
       expect(answer.headers.get('server'), answer.label).toBeNull();

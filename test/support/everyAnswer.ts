@@ -207,7 +207,10 @@ function casesOf({ version, server, key, control, shipped, pet, scopeless }: Cas
       body: '{"message":"hi"}',
     }),
     ...(version === 'v1' && { getPetById: (headers) => ({ path: `${root}/pets/${pet}`, headers }) }),
-    ...(version === 'v2' && { getMessage: (headers) => ({ path: `${root}/messages/msg_${'0'.repeat(22)}`, headers }) }),
+    ...(version === 'v2' && {
+      getMessage: (headers) => ({ path: `${root}/messages/msg_${'0'.repeat(22)}`, headers }),
+      ...webhookRequests(root),
+    }),
   };
   const list = (query: string): Sent => ({ path: `${root}/store/orders${query}`, headers: auth });
 
@@ -275,6 +278,7 @@ function casesOf({ version, server, key, control, shipped, pet, scopeless }: Cas
     simple('getMessage 400 id', 400, 'invalid_request', true, { path: `${root}/messages/msg_short`, headers: auth });
     simple('getMessage 404', 404, 'message_not_found', true, requests.getMessage!(auth));
   }
+  if (version === 'v2') webhookCases({ root, auth, json, add, simple });
   // getPetById, in v1 only
   if (version === 'v1') {
     simple('getPetById 200', 200, undefined, true, requests.getPetById!(auth));
@@ -325,6 +329,129 @@ function casesOf({ version, server, key, control, shipped, pet, scopeless }: Cas
   outside('unknown path 404', 404, 'not_found', { path: `${root}/nope`, headers: auth });
   outside('wrong method 405', 405, 'method_not_allowed', { method: 'PUT', path: `${root}/store/orders`, headers: auth });
   return cases;
+}
+
+/** An endpoint id no account has. */
+const UNKNOWN_ENDPOINT = `we_${'0'.repeat(22)}`;
+const NEW_ENDPOINT = '{"url":"https://hooks.example.com/in","events":["order.shipped"]}';
+
+/** A request of each webhook operation, naming an endpoint no account has: for the answers before the handler's. */
+function webhookRequests(root: string): Record<string, (headers: Record<string, string | string[]>) => Sent> {
+  const endpoints = `${root}/webhook-endpoints`;
+  const withBody = (headers: Record<string, string | string[]>) => ({ 'Content-Type': 'application/json', ...headers });
+  return {
+    createWebhookEndpoint: (headers) => ({ method: 'POST', path: endpoints, headers: withBody(headers), body: NEW_ENDPOINT }),
+    listWebhookEndpoints: (headers) => ({ path: endpoints, headers }),
+    getWebhookEndpoint: (headers) => ({ path: `${endpoints}/${UNKNOWN_ENDPOINT}`, headers }),
+    updateWebhookEndpoint: (headers) => ({
+      method: 'PATCH',
+      path: `${endpoints}/${UNKNOWN_ENDPOINT}`,
+      headers: withBody(headers),
+      body: '{"status":"disabled"}',
+    }),
+    deleteWebhookEndpoint: (headers) => ({ method: 'DELETE', path: `${endpoints}/${UNKNOWN_ENDPOINT}`, headers }),
+    rotateWebhookEndpointSecret: (headers) => ({ method: 'POST', path: `${endpoints}/${UNKNOWN_ENDPOINT}/rotate-secret`, headers }),
+    listWebhookDeliveries: (headers) => ({ path: `${endpoints}/${UNKNOWN_ENDPOINT}/deliveries`, headers }),
+    replayWebhookEvents: (headers) => ({
+      method: 'POST',
+      path: `${endpoints}/${UNKNOWN_ENDPOINT}/replay`,
+      headers: withBody(headers),
+      body: '{"since":"2026-01-01T00:00:00Z"}',
+    }),
+  };
+}
+
+type Add = (
+  label: string,
+  status: number,
+  code: string | undefined,
+  keyKnown: boolean,
+  run: (client: CheckedClient, label: string, operationId: OperationName) => Promise<Answer>,
+) => void;
+
+/** The webhook operations' own answers (v2): each on an endpoint the case registers first. */
+function webhookCases({ root, auth, json, add, simple }: {
+  root: string;
+  auth: Record<string, string>;
+  json: Record<string, string>;
+  add: Add;
+  simple: (label: string, status: number, code: string | undefined, keyKnown: boolean, sent: Sent) => void;
+}): void {
+  const endpoints = `${root}/webhook-endpoints`;
+  const create = async (client: CheckedClient, label: string) => {
+    const created = await client.send(`${label} (its endpoint)`, operationName('v2', 'createWebhookEndpoint'), true, {
+      method: 'POST',
+      path: endpoints,
+      headers: json,
+      body: NEW_ENDPOINT,
+    });
+    return (JSON.parse(created.bodyText) as { id: string }).id;
+  };
+  const remove = (client: CheckedClient, label: string, id: string) =>
+    client.send(`${label} (its endpoint deleted)`, operationName('v2', 'deleteWebhookEndpoint'), true, {
+      method: 'DELETE',
+      path: `${endpoints}/${id}`,
+      headers: auth,
+    });
+  /** `sent` of the endpoint the case registers, which is deleted after. */
+  const onEndpoint = (label: string, status: number, sent: (id: string) => Sent) =>
+    add(label, status, undefined, true, async (client, fullLabel, operationId) => {
+      const id = await create(client, fullLabel);
+      const answer = await client.send(fullLabel, operationId, true, sent(id));
+      if (status !== 204) await remove(client, fullLabel, id);
+      return answer;
+    });
+  const body = (method: string, path: string, text: string, headers = json): Sent => ({ method, path, headers, body: text });
+
+  add('createWebhookEndpoint 201', 201, undefined, true, async (client, label, operationId) => {
+    const answer = await client.send(label, operationId, true, body('POST', endpoints, NEW_ENDPOINT));
+    await remove(client, label, (JSON.parse(answer.bodyText) as { id: string }).id);
+    return answer;
+  });
+  simple('createWebhookEndpoint 400 url', 400, 'invalid_webhook_url', true, body('POST', endpoints, '{"url":"http://10.0.0.1/","events":["order.shipped"]}'));
+  simple('createWebhookEndpoint 400 body', 400, 'invalid_request', true, body('POST', endpoints, '{"url":"https://hooks.example.com/"}'));
+  simple('createWebhookEndpoint 413', 413, 'payload_too_large', true, body('POST', endpoints, 'x'.repeat(1_100_000)));
+  simple('createWebhookEndpoint 415', 415, 'unsupported_content_encoding', true, body('POST', endpoints, NEW_ENDPOINT, { ...json, 'Content-Encoding': 'gzip' }));
+  add('createWebhookEndpoint 409', 409, 'too_many_webhook_endpoints', true, async (client, label, operationId) => {
+    const made: string[] = [];
+    try {
+      // Up to the account's most (10 by default), then one more.
+      for (let more = true; more; ) {
+        const answer = await client.send(`${label} (its endpoint)`, operationId, true, body('POST', endpoints, NEW_ENDPOINT));
+        if (answer.status === 201) made.push((JSON.parse(answer.bodyText) as { id: string }).id);
+        more = answer.status === 201;
+      }
+      return await client.send(label, operationId, true, body('POST', endpoints, NEW_ENDPOINT));
+    } finally {
+      for (const id of made) await remove(client, label, id);
+    }
+  });
+  simple('listWebhookEndpoints 200', 200, undefined, true, { path: endpoints, headers: auth });
+  simple('listWebhookEndpoints 400 limit', 400, 'limit_out_of_range', true, { path: `${endpoints}?limit=101`, headers: auth });
+  simple('listWebhookEndpoints 400 cursor', 400, 'invalid_cursor', true, { path: `${endpoints}?cursor=abc`, headers: auth });
+  onEndpoint('getWebhookEndpoint 200', 200, (id) => ({ path: `${endpoints}/${id}`, headers: auth }));
+  onEndpoint('updateWebhookEndpoint 200', 200, (id) => body('PATCH', `${endpoints}/${id}`, '{"description":"changed"}'));
+  onEndpoint('deleteWebhookEndpoint 204', 204, (id) => ({ method: 'DELETE', path: `${endpoints}/${id}`, headers: auth }));
+  onEndpoint('rotateWebhookEndpointSecret 200', 200, (id) => ({ method: 'POST', path: `${endpoints}/${id}/rotate-secret`, headers: auth }));
+  onEndpoint('listWebhookDeliveries 200', 200, (id) => ({ path: `${endpoints}/${id}/deliveries`, headers: auth }));
+  onEndpoint('replayWebhookEvents 202', 202, (id) => body('POST', `${endpoints}/${id}/replay`, '{"since":"2026-01-01T00:00:00Z"}'));
+  const unknown = `${endpoints}/${UNKNOWN_ENDPOINT}`;
+  const byOperation: [string, Sent][] = [
+    ['getWebhookEndpoint', { path: unknown, headers: auth }],
+    ['updateWebhookEndpoint', body('PATCH', unknown, '{"status":"disabled"}')],
+    ['deleteWebhookEndpoint', { method: 'DELETE', path: unknown, headers: auth }],
+    ['rotateWebhookEndpointSecret', { method: 'POST', path: `${unknown}/rotate-secret`, headers: auth }],
+    ['listWebhookDeliveries', { path: `${unknown}/deliveries`, headers: auth }],
+    ['replayWebhookEvents', body('POST', `${unknown}/replay`, '{"since":"2026-01-01T00:00:00Z"}')],
+  ];
+  for (const [operationId, sent] of byOperation) {
+    simple(`${operationId} 404`, 404, 'webhook_endpoint_not_found', true, sent);
+    simple(`${operationId} 400 id`, 400, 'invalid_request', true, { ...sent, path: sent.path.replace(UNKNOWN_ENDPOINT, 'we_short') });
+  }
+  simple('updateWebhookEndpoint 413', 413, 'payload_too_large', true, body('PATCH', unknown, 'x'.repeat(1_100_000)));
+  simple('updateWebhookEndpoint 415', 415, 'unsupported_content_encoding', true, body('PATCH', unknown, '{}', { ...json, 'Content-Encoding': 'gzip' }));
+  simple('replayWebhookEvents 413', 413, 'payload_too_large', true, body('POST', `${unknown}/replay`, 'x'.repeat(1_100_000)));
+  simple('replayWebhookEvents 415', 415, 'unsupported_content_encoding', true, body('POST', `${unknown}/replay`, '{}', { ...json, 'Content-Encoding': 'gzip' }));
 }
 
 /** How the table names an operation: v1's by its operationId alone, as before v2; v2's as `v2 listOrders`. */

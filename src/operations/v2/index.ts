@@ -5,5 +5,27 @@ import { cancelOrder } from '../cancelOrder.js';
 import { sendMessage } from '../sendMessage.js';
 import { getMessage } from './getMessage.js';
 import { listOrders } from './listOrders.js';
+import { listWebhookDeliveries, replayWebhookEvents } from './webhookDeliveries.js';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookEndpoints,
+  rotateWebhookEndpointSecret,
+  updateWebhookEndpoint,
+} from './webhookEndpoints.js';
 
-export const handlers: Handlers<'v2'> = { listOrders, cancelOrder, sendMessage, getMessage };
+export const handlers: Handlers<'v2'> = {
+  listOrders,
+  cancelOrder,
+  sendMessage,
+  getMessage,
+  createWebhookEndpoint,
+  listWebhookEndpoints,
+  getWebhookEndpoint,
+  updateWebhookEndpoint,
+  deleteWebhookEndpoint,
+  rotateWebhookEndpointSecret,
+  listWebhookDeliveries,
+  replayWebhookEvents,
+};

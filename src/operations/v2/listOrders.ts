@@ -7,6 +7,7 @@ import type { Input } from '../../contract/types.js';
 import type { OrderFilter } from '../../store/store.js';
 import type { Handler } from '../handler.js';
 import { readCursor, writeCursor } from './pageCursor.js';
+import { nextPageLink } from './pageLink.js';
 
 const PATH = '/v2/store/orders';
 /** The contract's default `limit`. */
@@ -38,7 +39,7 @@ export const listOrders: Handler<'listOrders', 'v2'> = ({ query = {} }, { store 
     return {
       status: 200,
       body: { data, hasMore: true, nextCursor },
-      headers: { Link: `<${nextPageUrl(query, nextCursor)}>; rel="next"` },
+      headers: { Link: nextPageLink(PATH, query, nextCursor) },
     };
   });
 };
@@ -68,15 +69,4 @@ function filterOf(query: Query): OrderFilter | { refusal: ReturnType<typeof unre
 
 function unreadableInstant(bound: string) {
   return apiError('invalid_request', `${bound}: must be a date-time with a time zone, like 2026-12-01T00:00:00Z`);
-}
-
-/** The request's own query, with the next page's cursor: the same filters and limit. */
-function nextPageUrl(query: Query, cursor: string): string {
-  const next = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    if (name === 'cursor' || value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) next.append(name, String(item));
-  }
-  next.append('cursor', cursor);
-  return `${PATH}?${next.toString()}`;
 }

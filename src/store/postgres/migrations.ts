@@ -19,6 +19,7 @@ import { messageProcedure } from './schema/11-messageProcedure.js';
 import { groupCommits } from './schema/12-groupCommits.js';
 import { keyScopes } from './schema/13-keyScopes.js';
 import { keyExpiry } from './schema/14-keyExpiry.js';
+import { webhookEndpoints } from './schema/15-webhookEndpoints.js';
 
 /** In order: migration N is MIGRATIONS[N - 1]. */
 export const MIGRATIONS: readonly string[] = [
@@ -36,6 +37,7 @@ export const MIGRATIONS: readonly string[] = [
   groupCommits,
   keyScopes,
   keyExpiry,
+  webhookEndpoints,
 ];
 
 /**

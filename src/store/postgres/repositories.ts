@@ -13,6 +13,7 @@ import { Orders } from './orders.js';
 import { OrderListReaders } from './orderStream.js';
 import { Pets } from './pets.js';
 import { Quotas } from './quotas.js';
+import { Webhooks } from './webhooks.js';
 
 export interface PostgresSettings {
   /** Connections to PostgreSQL this process may hold for requests (long lists have their own). */
@@ -111,6 +112,7 @@ function repositories(
     pets: new Pets(pool, now),
     messages: new Messages(pool, writeBudget, now),
     keys: new Accounts(pool, now),
+    webhooks: new Webhooks(pool),
     deprecatedCalls: new DeprecatedCallLog(pool),
     quotas: new Quotas(pool, writeBudget),
     storeErrorFor,

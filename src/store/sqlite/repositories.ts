@@ -13,6 +13,7 @@ import { isWritable, openDatabase } from './open.js';
 import type { SqliteSettings } from './settings.js';
 import { Orders } from './orders.js';
 import { Pets } from './pets.js';
+import { Webhooks } from './webhooks.js';
 
 
 export function openRepositories(path: string, settings: SqliteSettings, options: OpenOptions): Repositories {
@@ -29,6 +30,7 @@ export function openRepositories(path: string, settings: SqliteSettings, options
     pets: new Pets(connection),
     messages: new Messages(connection, accountOfKey),
     keys,
+    webhooks: new Webhooks(connection),
     deprecatedCalls: new DeprecatedCallLog(db),
     storeErrorFor,
     isReady: () => ping.get()?.ok === 1,

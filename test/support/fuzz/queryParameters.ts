@@ -26,18 +26,23 @@ export interface QueryBreaker {
 const named = (operation: OperationSpec, parameter: ParameterSpec) =>
   `${operation.version} ${operation.operationId} ${parameter.name}`;
 
-/** listOrders' cursor is opaque: only a page can give one, so a generated valid request has none. */
-const OPAQUE = new Set(['v2 listOrders cursor']);
+/** The lists' cursors are opaque: only a page can give one, so a generated valid request has none. */
+const OPAQUE = new Set(['v2 listOrders cursor', 'v2 listWebhookEndpoints cursor', 'v2 listWebhookDeliveries cursor']);
+/** The lists whose cursors hold a position alone: every forged one is not the server's. */
+const POSITION_CURSORS = new Set(['v2 listWebhookEndpoints cursor', 'v2 listWebhookDeliveries cursor']);
 
 const OUT_OF_RANGE = ['limit_out_of_range'];
 /** The codes the prose gives a rule, where it is not `invalid_request`. */
+const LIMIT_CODES = {
+  'below the minimum': OUT_OF_RANGE,
+  'above the maximum': OUT_OF_RANGE,
+  'int64 extremes': OUT_OF_RANGE,
+  'a huge number': OUT_OF_RANGE,
+};
 const OWN_CODES: Record<string, Record<string, string[]>> = {
-  'v2 listOrders limit': {
-    'below the minimum': OUT_OF_RANGE,
-    'above the maximum': OUT_OF_RANGE,
-    'int64 extremes': OUT_OF_RANGE,
-    'a huge number': OUT_OF_RANGE,
-  },
+  'v2 listOrders limit': LIMIT_CODES,
+  'v2 listWebhookEndpoints limit': LIMIT_CODES,
+  'v2 listWebhookDeliveries limit': LIMIT_CODES,
 };
 
 const base64url = (json: string) => Buffer.from(json).toString('base64url');
@@ -135,6 +140,9 @@ export function queryBreakers(operation: OperationSpec): [ParameterSpec, fc.Arbi
       );
     }
     if (name === 'v2 listOrders cursor') choices.push(forgedCursors);
+    if (POSITION_CURSORS.has(name)) {
+      choices.push(forgedCursors.map((forged) => ({ ...forged, rule: 'a cursor not of this list', codes: ['invalid_cursor'] })));
+    }
     breakers.push([parameter, fc.oneof(...choices)]);
   }
   return breakers;

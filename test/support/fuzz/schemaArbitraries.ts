@@ -19,6 +19,7 @@ const UNDERSTOOD = new Set([
   'maxLength',
   'properties',
   'required',
+  'minProperties',
   'additionalProperties',
   'items',
   'minItems',
@@ -211,12 +212,15 @@ export function validValue(schema: Json): fc.Arbitrary<unknown> {
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, Json>;
       const required = new Set((schema.required as string[] | undefined) ?? []);
-      return fc.record(
-        Object.fromEntries(
-          Object.entries(properties).map(([name, property]) => [name, validValue(property)]),
-        ),
-        { requiredKeys: [...required] },
-      );
+      const minProperties = (schema.minProperties as number | undefined) ?? 0;
+      return fc
+        .record(
+          Object.fromEntries(
+            Object.entries(properties).map(([name, property]) => [name, validValue(property)]),
+          ),
+          { requiredKeys: [...required] },
+        )
+        .filter((value) => Object.keys(value).length >= minProperties);
     }
     default:
       throw new Error(`the request generator does not know type ${String(schema.type)}`);
@@ -377,6 +381,9 @@ function brokenObject(schema: Json): fc.Arbitrary<Broken>[] {
         return { rule: `missing required ${name}`, value: rest };
       }),
     );
+  }
+  if (((schema.minProperties as number | undefined) ?? 0) > 0 && required.length === 0) {
+    choices.push(fc.constant({ rule: 'no field at all', value: {} }));
   }
   if (schema.additionalProperties === false) {
     const extraName = fc
