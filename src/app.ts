@@ -13,7 +13,6 @@ import { API_VERSIONS, type Contracts } from './contract/document.js';
 import { checkEndpointUrl } from './delivery/addresses.js';
 import { startDelivery, tellingQueued } from './delivery/delivery.js';
 import { newSecret } from './delivery/signature.js';
-import type { DeliveryObserver } from './delivery/ports.js';
 import { type ClientEndpointSettings, type DeliverySettings, loadClientEndpointSettings } from './delivery/settings.js';
 import { registerDocs } from './docs/routes.js';
 import { answersBeforeRouting } from './http/beforeRouting.js';
@@ -118,9 +117,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const callers = new KnownCallers(store.keys);
   const keyUses = new KeyUses(store.keys, app.log, now);
   app.addHook('onClose', () => keyUses.flush());
+  const endpoints = options.webhookEndpoints ?? loadClientEndpointSettings({});
+  const observers = { messages: metrics.delivery, events: metrics.eventDelivery };
   const parts = storePartsOf(
-    deliveredBy(app, store, options.delivery, metrics.delivery),
-    webhookEndpointsOf(store, options.webhookEndpoints ?? loadClientEndpointSettings({})),
+    deliveredBy(app, store, options.delivery, observers, endpoints),
+    webhookEndpointsOf(store, endpoints),
   );
   registerOperations(app, apis, opening, { callers, keyUses, parts, quotas, now });
   return app;
@@ -141,9 +142,15 @@ function webhookEndpointsOf(store: Store, settings: ClientEndpointSettings): Web
 }
 
 /** The store whose queued messages this app's delivery is told of, once started; `store` without one. */
-function deliveredBy(app: FastifyInstance, store: Store, settings: DeliverySettings | undefined, observer: DeliveryObserver): Store {
+function deliveredBy(
+  app: FastifyInstance,
+  store: Store,
+  settings: DeliverySettings | undefined,
+  observers: Parameters<typeof startDelivery>[3],
+  endpoints: ClientEndpointSettings,
+): Store {
   if (settings === undefined) return store;
-  const delivery = startDelivery(store, settings, app.log, observer);
+  const delivery = startDelivery(store, settings, app.log, observers, endpoints);
   app.addHook('onClose', () => delivery.close());
   return { ...store, messages: tellingQueued(store.messages, delivery.queued) };
 }

@@ -1,12 +1,15 @@
-// Delivery in one server process: the dispatcher, when an endpoint is set, and the retention's sweeps
-// either way. The app wakes the dispatcher as soon as a message is queued in this process.
+// Delivery in one server process: the message dispatcher, when the operator's endpoint is set, the event
+// dispatcher for the endpoints accounts register, and the retention's sweeps of both. The app wakes the
+// message dispatcher as soon as a message is queued in this process.
 import type { MessageStore, Store } from '../store/store.js';
 import { UNAUTHORIZED } from '../store/store.js';
+import { guardedLookup } from './addresses.js';
 import { CONCURRENT_ATTEMPTS, Dispatcher } from './dispatcher.js';
-import type { DeliveryLog, DeliveryObserver } from './ports.js';
-import { EndpointClient } from './endpoint.js';
-import { Retention } from './retention.js';
-import type { DeliverySettings } from './settings.js';
+import { EndpointClient, WebhookSender } from './endpoint.js';
+import { EventDispatcher } from './eventDispatcher.js';
+import type { DeliveryLog, DeliveryObserver, EventDeliveryObserver } from './ports.js';
+import { eventSweep, messageSweep, Retention } from './retention.js';
+import type { ClientEndpointSettings, DeliverySettings } from './settings.js';
 
 export interface Delivery {
   /** A message was queued: the dispatcher claims it now. */
@@ -19,27 +22,60 @@ export function startDelivery(
   store: Store,
   settings: DeliverySettings,
   log: DeliveryLog,
-  observer: DeliveryObserver,
+  observers: { messages: DeliveryObserver; events: EventDeliveryObserver },
+  endpoints: ClientEndpointSettings,
 ): Delivery {
-  const retention = new Retention(store.delivery, settings.retentionMs, log);
+  const events = startEventDelivery(store, settings, log, observers.events, endpoints);
+  const retention = new Retention(messageSweep(store.delivery), settings.retentionMs, log);
   retention.start();
   const { endpoint } = settings;
-  if (endpoint === undefined) return { queued: () => {}, close: () => retention.stop() };
+  if (endpoint === undefined) {
+    return { queued: () => {}, close: () => Promise.all([events.close(), retention.stop()]).then(() => undefined) };
+  }
   const client = new EndpointClient(endpoint, settings.timeoutMs, CONCURRENT_ATTEMPTS);
   const dispatcher = new Dispatcher({
     store: store.delivery,
     client,
     policy: settings.retry,
     timeoutMs: settings.timeoutMs,
-    observer,
+    observer: observers.messages,
     log,
   });
   dispatcher.start();
   return {
     queued: () => dispatcher.wake(),
     close: async () => {
-      await Promise.all([dispatcher.stop(), retention.stop()]);
+      await Promise.all([dispatcher.stop(), retention.stop(), events.close()]);
       client.close();
+    },
+  };
+}
+
+/** The accounts' events: their dispatcher, on the message delivery's schedule and time-out, and their retention. */
+function startEventDelivery(
+  store: Store,
+  settings: DeliverySettings,
+  log: DeliveryLog,
+  observer: EventDeliveryObserver,
+  endpoints: ClientEndpointSettings,
+): { close(): Promise<void> } {
+  const sender = new WebhookSender(settings.timeoutMs, CONCURRENT_ATTEMPTS, guardedLookup(endpoints.addresses));
+  const dispatcher = new EventDispatcher({
+    store: store.eventDelivery,
+    sender,
+    addresses: endpoints.addresses,
+    policy: { retry: settings.retry, disableAfterMs: endpoints.disableAfterMs },
+    timeoutMs: settings.timeoutMs,
+    observer,
+    log,
+  });
+  const retention = new Retention(eventSweep(store.eventDelivery), endpoints.retentionMs, log);
+  dispatcher.start();
+  retention.start();
+  return {
+    close: async () => {
+      await Promise.all([dispatcher.stop(), retention.stop()]);
+      sender.close();
     },
   };
 }

@@ -1,10 +1,11 @@
-// One attempt: the signed POST of a message to the operator's endpoint, over kept-alive connections. A 2xx
-// delivers it. A redirect is an answer like any other that is not 2xx: node:http follows none, so a
-// delivery never goes anywhere but the URL the operator set. The answer's body is read up to a few
-// kilobytes and discarded (a longer one closes its connection), so a receiver cannot make a server hold
-// much of anything; the time-out covers connecting, the answer's status and that read.
+// One attempt: the signed POST of a message to the operator's endpoint, or of an event to a client's, over
+// kept-alive connections. A 2xx delivers it. A redirect is an answer like any other that is not 2xx:
+// node:http follows none, so a delivery never goes anywhere but the URL it was sent to. The answer's body is
+// read up to a few kilobytes and discarded (a longer one closes its connection), so a receiver cannot make
+// a server hold much of anything; the time-out covers connecting, the answer's status and that read.
 import http from 'node:http';
 import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { VERSION } from '../version.js';
 import type { AttemptResult } from './retryPolicy.js';
 import type { Endpoint } from './settings.js';
@@ -14,7 +15,8 @@ import { signedHeaders } from './signature.js';
 export const ATTEMPT_OUTCOMES = ['delivered', 'http_error', 'timeout', 'connection_error'] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
-export type Attempt = AttemptResult & { outcome: AttemptOutcome };
+/** What came of an attempt: the endpoint's status when it answered, and the wait its `Retry-After` asked. */
+export type Attempt = AttemptResult & { outcome: AttemptOutcome; status?: number; retryAfterMs?: number };
 
 /** Read of an answer's body at most: enough for a receiver's short error text, which is discarded anyway. */
 export const ANSWER_BYTES_READ = 4 * 1024;
@@ -28,25 +30,23 @@ const USER_AGENT = `store-orders/${VERSION}`;
  */
 const IDLE_CONNECTION_MS = 1_000;
 
-export class EndpointClient {
-  readonly #url: URL;
-  readonly #key: Buffer;
+/** Sends signed POSTs to any URL, each attempt bounded by the time-out, over kept-alive connections. */
+export class WebhookSender {
   readonly #timeoutMs: number;
-  readonly #agent: http.Agent;
-  readonly #request: typeof http.request;
+  readonly #agents: { http: http.Agent; https: https.Agent };
 
-  /** `connections`: how many attempts may be in flight at once, each on a connection of its own. */
-  constructor({ url, key }: Endpoint, timeoutMs: number, connections: number) {
-    this.#url = url;
-    this.#key = key;
+  /**
+   * `connections`: attempts in flight at once to one host, each on a connection of its own. `lookup`, when
+   * given, resolves every name the attempts connect to (delivery/addresses.ts refuses addresses with it).
+   */
+  constructor(timeoutMs: number, connections: number, lookup?: LookupFunction) {
     this.#timeoutMs = timeoutMs;
-    const secure = url.protocol === 'https:';
-    this.#agent = new (secure ? https : http).Agent({ keepAlive: true, maxSockets: connections, timeout: IDLE_CONNECTION_MS });
-    this.#request = secure ? https.request : http.request;
+    const options = { keepAlive: true, maxSockets: connections, timeout: IDLE_CONNECTION_MS, ...(lookup && { lookup }) };
+    this.#agents = { http: new http.Agent(options), https: new https.Agent(options) };
   }
 
-  /** POSTs `body` as the message `id`, signed at `at`; settles with what came of it, never rejects. */
-  post(id: string, body: string, at: Date): Promise<Attempt> {
+  /** POSTs `body` to `url` as `id`, signed at `at` with each key; settles with what came of it, never rejects. */
+  post(url: URL, keys: readonly Buffer[], id: string, body: string, at: Date): Promise<Attempt> {
     return new Promise((resolve) => {
       let answered: Attempt | undefined;
       let done = false;
@@ -60,10 +60,13 @@ export class EndpointClient {
         'content-type': 'application/json',
         'content-length': String(Buffer.byteLength(body)),
         'user-agent': USER_AGENT,
-        ...signedHeaders([this.#key], id, at, body),
+        ...signedHeaders(keys, id, at, body),
       };
-      const request = this.#request(this.#url, { method: 'POST', agent: this.#agent, headers }, (response) => {
-        answered = attemptOf(response.statusCode ?? 0);
+      const secure = url.protocol === 'https:';
+      const send = secure ? https.request : http.request;
+      const agent = secure ? this.#agents.https : this.#agents.http;
+      const request = send(url, { method: 'POST', agent, headers }, (response) => {
+        answered = attemptOf(response.statusCode ?? 0, response.headers['retry-after'], at);
         let read = 0;
         response.on('data', (chunk: Buffer) => {
           read += chunk.length;
@@ -83,14 +86,52 @@ export class EndpointClient {
   }
 
   close(): void {
-    this.#agent.destroy();
+    this.#agents.http.destroy();
+    this.#agents.https.destroy();
   }
 }
 
-function attemptOf(status: number): Attempt {
-  if (status >= 200 && status < 300) return { delivered: true, outcome: 'delivered' };
+/** The operator's one endpoint (MESSAGE_WEBHOOK_URL), signed with its one secret. */
+export class EndpointClient {
+  readonly #url: URL;
+  readonly #keys: readonly Buffer[];
+  readonly #sender: WebhookSender;
+
+  /** `connections`: how many attempts may be in flight at once, each on a connection of its own. */
+  constructor({ url, key }: Endpoint, timeoutMs: number, connections: number) {
+    this.#url = url;
+    this.#keys = [key];
+    this.#sender = new WebhookSender(timeoutMs, connections);
+  }
+
+  /** POSTs `body` as the message `id`, signed at `at`; settles with what came of it, never rejects. */
+  post(id: string, body: string, at: Date): Promise<Attempt> {
+    return this.#sender.post(this.#url, this.#keys, id, body, at);
+  }
+
+  close(): void {
+    this.#sender.close();
+  }
+}
+
+function attemptOf(status: number, retryAfter: string | undefined, at: Date): Attempt {
+  if (status >= 200 && status < 300) return { delivered: true, outcome: 'delivered', status };
   const redirect = status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
-  return { delivered: false, outcome: 'http_error', reason: `the endpoint answered HTTP ${status}${redirect}` };
+  const waitMs = retryAfter === undefined ? undefined : retryAfterMs(retryAfter, at);
+  return {
+    delivered: false,
+    outcome: 'http_error',
+    reason: `the endpoint answered HTTP ${status}${redirect}`,
+    status,
+    ...(waitMs !== undefined && { retryAfterMs: waitMs }),
+  };
+}
+
+/** `Retry-After` (RFC 9110 §10.2.3) as a wait from `at`: seconds, or an HTTP date; undefined if neither. */
+export function retryAfterMs(value: string, at: Date): number | undefined {
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - at.getTime());
 }
 
 /** Why no answer came, in a few words of our own: a driver's message may name more than the reason. */

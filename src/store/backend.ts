@@ -6,7 +6,7 @@ import type { Awaitable } from '../awaitable.js';
 import type { CopySource, CopyTarget } from './copying.js';
 import type { MigrationListener } from './migrations.js';
 import type { QuotaLease, QuotaLeaseRequest } from './quotas.js';
-import type { WebhookAdmin, WebhookStore } from './webhookStore.js';
+import type { EventDeliveryStore, WebhookAdmin, WebhookStore } from './webhookStore.js';
 import type {
   Account,
   ActiveKey,
@@ -125,6 +125,9 @@ type Answering<T> = { [Call in keyof T]: T[Call] extends (...args: infer A) => P
 /** The accounts' webhook endpoints, as webhookStore.ts's WebhookStore and WebhookAdmin. */
 export type WebhookRepository = Answering<WebhookStore & WebhookAdmin>;
 
+/** Their events as the servers deliver them, as webhookStore.ts's EventDeliveryStore. */
+export type EventDeliveryRepository = Answering<EventDeliveryStore>;
+
 export interface KeyRepository {
   findActiveKey(digest: Buffer): Awaitable<ActiveKey | undefined>;
   createAccount(name: string): Awaitable<Account>;
@@ -159,6 +162,7 @@ export interface Repositories {
   messages: MessageRepository;
   keys: KeyRepository;
   webhooks: WebhookRepository;
+  eventDelivery: EventDeliveryRepository;
   deprecatedCalls: DeprecatedCallRepository;
   /**
    * The request quotas' count, for a database that processes on several machines share. Without it the

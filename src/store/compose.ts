@@ -8,6 +8,7 @@ import type {
   MessageRepository,
   OrderRepository,
   PetRepository,
+  EventDeliveryRepository,
   QuotaRepository,
   Repositories,
   WebhookRepository,
@@ -21,7 +22,7 @@ import type { QuotaStore } from './quotas.js';
 import type { AdminStore } from './store.js';
 import type { TelemetryAdmin, TelemetryStore } from './telemetryStore.js';
 import { isStoreId } from './vocabulary.js';
-import type { WebhookAdmin, WebhookStore } from './webhookStore.js';
+import type { EventDeliveryStore, WebhookAdmin, WebhookStore } from './webhookStore.js';
 
 export function composeStore(repositories: Repositories): AdminStore {
   const guard = guardWith((error) => repositories.storeErrorFor(error));
@@ -33,6 +34,7 @@ export function composeStore(repositories: Repositories): AdminStore {
     webhooks: webhookFront(repositories.webhooks, guard),
     telemetry: telemetryFront(repositories, guard),
     delivery: deliveryFront(repositories.messages, guard),
+    eventDelivery: eventDeliveryFront(repositories.eventDelivery, guard),
     ...(repositories.quotas && { quotas: quotaFront(repositories.quotas, guard) }),
     isReady: () => guard.call(() => repositories.isReady()),
     close: () => guard.call(() => repositories.close()),
@@ -80,6 +82,14 @@ function webhookFront(webhooks: WebhookRepository, guard: Guard): WebhookStore &
     listDeliveries: (...args) => guard.call(() => webhooks.listDeliveries(...args)),
     replayEvents: (...args) => guard.call(() => webhooks.replayEvents(...args)),
     recordAttempt: (...args) => guard.call(() => webhooks.recordAttempt(...args)),
+  };
+}
+
+function eventDeliveryFront(delivery: EventDeliveryRepository, guard: Guard): EventDeliveryStore {
+  return {
+    claimEndpoints: (claim) => guard.call(() => delivery.claimEndpoints(claim)),
+    settleEndpoint: (owner, settlement) => guard.call(() => delivery.settleEndpoint(owner, settlement)),
+    deleteEventsBefore: (before, limit) => guard.call(() => delivery.deleteEventsBefore(before, limit)),
   };
 }
 

@@ -9,7 +9,7 @@ import type { OrderAdmin, OrderStore } from './orderStore.js';
 import type { PetAdmin, PetStore } from './petStore.js';
 import type { QuotaStore } from './quotas.js';
 import type { TelemetryAdmin, TelemetryStore } from './telemetryStore.js';
-import type { WebhookAdmin, WebhookStore } from './webhookStore.js';
+import type { EventDeliveryStore, WebhookAdmin, WebhookStore } from './webhookStore.js';
 
 export * from './vocabulary.js';
 export * from './orderStore.js';
@@ -32,6 +32,8 @@ export interface Store {
   readonly telemetry: TelemetryStore;
   /** The queue as the servers deliver it. */
   readonly delivery: DeliveryStore;
+  /** The endpoints' events as the servers deliver them. */
+  readonly eventDelivery: EventDeliveryStore;
   /** The request quotas' count, where the database keeps it (see QuotaStore). */
   readonly quotas?: QuotaStore;
   /** Whether the database answers now (the readiness probe). */

@@ -1,6 +1,6 @@
 // The webhook tables' rows as both backends read them (both schemas name the columns alike), and their one
 // mapping to what the seam gives: an endpoint's events are kept as one text, the types separated by spaces.
-import type { DisabledReason, StorePage, WebhookDelivery, WebhookEndpoint, WebhookEventType } from './webhookStore.js';
+import type { ClaimedEndpoint, DisabledReason, StorePage, WebhookDelivery, WebhookEndpoint, WebhookEventType } from './webhookStore.js';
 
 export interface EndpointRow {
   seq: number;
@@ -71,4 +71,52 @@ export function eventDataOf({ data, message }: EventDataRow): Record<string, unk
   if (message === null) return parsed;
   const { id, ...rest } = parsed;
   return { id, message: typeof message === 'string' ? message : message.toString('utf8'), ...rest };
+}
+
+/** An endpoint with an event to send, as a claim reads it. */
+export interface ClaimableRow {
+  seq: number;
+  id: string;
+  url: string;
+  account_id: number;
+  events: string;
+  sent_xact: number | string;
+  sent_seq: number;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  attempts: number;
+  failing_since: string | null;
+}
+
+/** The event an endpoint is to be sent next; `queued_at` when a replay queued it. */
+export interface HeadEventRow extends EventDataRow {
+  seq: number;
+  xact: number | string;
+  id: string;
+  type: WebhookEventType;
+  created_at: string;
+  queued_at: string | null;
+}
+
+/** The claimed endpoint (its `attempts` counting this claim's) and its next event, with the secrets live at `now`. */
+export function claimedEndpointOf(row: ClaimableRow, head: HeadEventRow, now: string): ClaimedEndpoint {
+  const previousLive = row.previous_secret !== null && (row.previous_secret_expires_at ?? '') > now;
+  return {
+    seq: Number(row.seq),
+    id: row.id,
+    url: row.url,
+    secrets: previousLive ? [row.secret, row.previous_secret as string] : [row.secret],
+    attempt: row.attempts,
+    ...(row.failing_since !== null && { failingSince: row.failing_since }),
+    event: {
+      seq: Number(head.seq),
+      xact: String(head.xact),
+      id: head.id,
+      type: head.type,
+      data: eventDataOf(head),
+      createdAt: head.created_at,
+      ...(head.queued_at !== null && { replayedAt: head.queued_at }),
+    },
+  };
 }

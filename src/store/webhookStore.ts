@@ -54,11 +54,12 @@ export interface SecretRotation {
   previousExpiresAt: string;
 }
 
-/** A replay of the events of [since, until), at most `limit` of them, the oldest first. */
+/** A replay, asked for `at`, of the events of [since, until), at most `limit` of them, the oldest first. */
 export interface ReplayRange {
   since: string;
   until: string;
   limit: number;
+  at: string;
 }
 
 export interface ReplayOutcome {
@@ -107,4 +108,68 @@ export interface RecordedAttempt extends WebhookDelivery {
 export interface WebhookAdmin {
   /** Records an attempt that was made (init --examples writes the contract's). */
   recordAttempt(attempt: RecordedAttempt): Promise<void>;
+}
+
+/** A claim: up to `limit` endpoints with an event to send at `now`, leased to `owner` until `leaseUntil`. */
+export interface EndpointClaim {
+  owner: string;
+  now: string;
+  leaseUntil: string;
+  limit: number;
+}
+
+/** An event as it is sent: its place in the endpoint's order, and what the body carries. */
+export interface ClaimedEvent {
+  /** Its place: events are sent in (xact, seq) order (the migrations say why). */
+  seq: number;
+  xact: string;
+  id: string;
+  type: WebhookEventType;
+  /** The order or the message as v2 answers it. */
+  data: Record<string, unknown>;
+  createdAt: string;
+  /** A replay's: when it was queued, from which its retries count their age. */
+  replayedAt?: string;
+}
+
+/** An endpoint claimed with the one event it is to be sent next. */
+export interface ClaimedEndpoint {
+  seq: number;
+  id: string;
+  url: string;
+  /** The secrets that sign now: its own, and the one before a rotation until that one's end. */
+  secrets: string[];
+  /** This attempt's number for the event, from 1: each claim counts one. */
+  attempt: number;
+  /** When the attempts to it began to fail, all of them since; absent while they succeed. */
+  failingSince?: string;
+  event: ClaimedEvent;
+}
+
+/** What came of an endpoint's claimed event; applied only while `owner` still holds the endpoint's claim. */
+export interface EventSettlement {
+  endpointSeq: number;
+  event: Pick<ClaimedEvent, 'seq' | 'xact' | 'replayedAt'>;
+  /** The attempt made, if one was: it is listed among the endpoint's deliveries. */
+  attempt?: WebhookDelivery;
+  /** Done with: delivered, or given up. Otherwise it stays the endpoint's next. */
+  passed: boolean;
+  /** When the endpoint is due again, if not at once. */
+  dueAt?: string;
+  failingSince: string | null;
+  /** The endpoint receives nothing more until its client enables it again. */
+  disable?: Exclude<DisabledReason, 'client'>;
+}
+
+/** The endpoints' events as the servers deliver them: one process at a time per endpoint, in order. */
+export interface EventDeliveryStore {
+  /**
+   * Endpoints that are enabled, not held by a claim (or whose lease ended), due, and have an event to send:
+   * a replay first, then the next event after its position, of its types and of its account or of none.
+   */
+  claimEndpoints(claim: EndpointClaim): Promise<ClaimedEndpoint[]>;
+  /** Records the settlement, the claim released, if `owner` still holds the endpoint; else nothing. */
+  settleEndpoint(owner: string, settlement: EventSettlement): Promise<void>;
+  /** Deletes up to `limit` events, and as many attempts, made before `before`; answers how many rows. */
+  deleteEventsBefore(before: string, limit: number): Promise<number>;
 }

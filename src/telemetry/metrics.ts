@@ -3,9 +3,9 @@
 // method names, order states, message statuses, delivery outcomes. Never an id, a key, a path or a URL.
 import { collectDefaultMetrics, Counter, Gauge, Registry } from './promClient.js';
 import { TalliedHistogram } from './talliedHistogram.js';
-import type { DeliveryObserver } from '../delivery/ports.js';
+import type { DeliveryObserver, EventDeliveryObserver } from '../delivery/ports.js';
 import { ATTEMPT_OUTCOMES } from '../delivery/endpoint.js';
-import { MESSAGE_STATUSES, ORDER_STATUSES, type TelemetryStore } from '../store/store.js';
+import { MESSAGE_STATUSES, ORDER_STATUSES, type TelemetryStore, WEBHOOK_EVENT_TYPES } from '../store/store.js';
 import type { MetricFamily } from '../workerMessages.js';
 
 /** The version and operation of requests that matched no operation: probes, the contracts' files, unknown paths. */
@@ -22,6 +22,8 @@ export interface Metrics {
   deprecatedCalls: Counter<'operation'>;
   /** What the delivery of messages tells (delivery/dispatcher.ts). */
   delivery: DeliveryObserver;
+  /** What the delivery of the accounts' events tells (delivery/eventDispatcher.ts). */
+  eventDelivery: EventDeliveryObserver;
   /** The exposition text: this app's metrics, the store's gauges, then the process's. */
   scrape(): Promise<string>;
   /** This process's metrics as prom-client's JSON, for the primary of several workers to sum. */
@@ -72,6 +74,7 @@ export function createMetrics(): Metrics {
   const storeGauges = new Registry();
   return {
     delivery: deliveryMetrics(registry),
+    eventDelivery: eventDeliveryMetrics(registry),
     registry,
     storeGauges,
     requestDuration,
@@ -141,6 +144,30 @@ function deliveryMetrics(registry: Registry): DeliveryObserver {
   ).series({});
   return {
     attempted: (outcome) => attempts.inc({ outcome }),
+    delivered: (seconds) => delivered.observe(seconds),
+  };
+}
+
+/** Attempts by event type and outcome, each series there from 0; the time from the change to delivery. */
+function eventDeliveryMetrics(registry: Registry): EventDeliveryObserver {
+  const attempts = new Counter({
+    name: 'store_orders_webhook_attempts_total',
+    help: 'Attempts to deliver an event to an endpoint an account registered, by event type and outcome: delivered (2xx), http_error (any other answer), timeout, connection_error.',
+    labelNames: ['event_type', 'outcome'] as const,
+    registers: [registry],
+  });
+  for (const eventType of WEBHOOK_EVENT_TYPES) {
+    for (const outcome of ATTEMPT_OUTCOMES) attempts.inc({ event_type: eventType, outcome }, 0);
+  }
+  const delivered = new TalliedHistogram(
+    'store_orders_webhook_delivery_seconds',
+    'Time from the change an event reports (its commit) to an endpoint answering 2xx to its delivery.',
+    [],
+    [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400],
+    registry,
+  ).series({});
+  return {
+    attempted: (eventType, outcome) => attempts.inc({ event_type: eventType, outcome }),
     delivered: (seconds) => delivered.observe(seconds),
   };
 }

@@ -3,6 +3,7 @@
 import type { QuotaStore } from '../store/quotas.js';
 import type {
   DeliveryStore,
+  EventDeliveryStore,
   KeyStore,
   MessageStore,
   OrderStore,
@@ -64,6 +65,7 @@ export function timedStore(store: Store, duration: TalliedHistogram<'method'>): 
       ),
     ),
     delivery: timed(store.delivery, every<DeliveryStore>()('claimMessages', 'settleMessages', 'deleteSettledMessages')),
+    eventDelivery: timed(store.eventDelivery, every<EventDeliveryStore>()('claimEndpoints', 'settleEndpoint', 'deleteEventsBefore')),
     ...(store.quotas && { quotas: timed(store.quotas, every<QuotaStore>()('lease')) }),
     isReady: () => ready.isReady(),
     close: () => store.close(),

@@ -2,7 +2,7 @@
 // longer ago than the retention, batch after batch, and nothing queued or newer; a failing store is logged,
 // not thrown.
 import { describe, expect, it } from 'vitest';
-import { Retention } from '../../src/delivery/retention.js';
+import { messageSweep, Retention } from '../../src/delivery/retention.js';
 import { loadDeliverySettings } from '../../src/delivery/settings.js';
 import { type DeliveryStore, IDEMPOTENCY_KEY_TTL_MS } from '../../src/store/store.js';
 import { newCaller } from '../support/caller.js';
@@ -41,7 +41,7 @@ onEveryBackend('retention on $kind', (t) => {
         return deleted;
       },
     };
-    const retention = new Retention(counted, 30 * DAY_MS, { warn: () => {}, error: () => {} }, { batch: 4, now: () => day(32) });
+    const retention = new Retention(messageSweep(counted), 30 * DAY_MS, { warn: () => {}, error: () => {} }, { batch: 4, now: () => day(32) });
     expect(await retention.sweep()).toBe(10);
     expect(batches).toEqual([4, 4, 2]);
     expect((await t.store.messages.listMessages()).map(({ id }) => id)).toEqual(['msg_10', 'msg_11', 'msg_queued']);
@@ -54,7 +54,7 @@ onEveryBackend('retention on $kind', (t) => {
       ...t.store.delivery,
       deleteSettledMessages: () => Promise.reject(new Error('the disk is full')),
     };
-    const retention = new Retention(failing, DAY_MS, { warn: () => {}, error: (fields) => errors.push(fields) });
+    const retention = new Retention(messageSweep(failing), DAY_MS, { warn: () => {}, error: (fields) => errors.push(fields) });
     expect(await retention.sweep()).toBe(0);
     expect(errors).toEqual([{ err: new Error('the disk is full') }]);
   });

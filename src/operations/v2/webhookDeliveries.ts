@@ -46,6 +46,7 @@ export const replayWebhookEvents: Handler<'replayWebhookEvents', 'v2'> = async (
     since: since < oldestKept ? oldestKept : since,
     until,
     limit: REPLAY_LIMIT,
+    at: at.toISOString(),
   });
   return outcome === undefined ? endpointNotFound(endpointId) : { status: 202, body: outcome };
 };

@@ -13,6 +13,7 @@ import { Orders } from './orders.js';
 import { OrderListReaders } from './orderStream.js';
 import { Pets } from './pets.js';
 import { Quotas } from './quotas.js';
+import { EventDelivery } from './eventDelivery.js';
 import { Webhooks } from './webhooks.js';
 
 export interface PostgresSettings {
@@ -113,6 +114,7 @@ function repositories(
     messages: new Messages(pool, writeBudget, now),
     keys: new Accounts(pool, now),
     webhooks: new Webhooks(pool),
+    eventDelivery: new EventDelivery(pool),
     deprecatedCalls: new DeprecatedCallLog(pool),
     quotas: new Quotas(pool, writeBudget),
     storeErrorFor,

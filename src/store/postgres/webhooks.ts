@@ -135,7 +135,7 @@ export class Webhooks implements WebhookRepository {
     return pageOf(rows.filter((row) => row.seq !== null), limit, deliveryOf);
   }
 
-  replayEvents(accountId: number, endpointId: string, { since, until, limit }: ReplayRange) {
+  replayEvents(accountId: number, endpointId: string, { since, until, limit, at }: ReplayRange) {
     return inTransaction(this.#pool, async (client) => {
       const { rows: found } = await client.query<{ seq: string }>(
         `SELECT seq FROM webhook_endpoints WHERE account_id = $1 AND id = $2 FOR UPDATE`,
@@ -157,11 +157,11 @@ export class Webhooks implements WebhookRepository {
            ORDER BY e.created_at, e.seq LIMIT $4
          ),
          queued AS (
-           INSERT INTO webhook_replays (endpoint_seq, event_seq)
-           SELECT $1, seq FROM replayable ORDER BY created_at, seq LIMIT $5
+           INSERT INTO webhook_replays (endpoint_seq, event_seq, queued_at)
+           SELECT $1, seq, $6 FROM replayable ORDER BY created_at, seq LIMIT $5
          )
          SELECT created_at FROM replayable ORDER BY created_at, seq`,
-        [endpointSeq, since, until, limit + 1, limit],
+        [endpointSeq, since, until, limit + 1, limit, at],
       );
       const next = rows[limit];
       return { queued: Math.min(rows.length, limit), ...(next && { nextSince: next.created_at }) };

@@ -179,6 +179,7 @@ export const MIGRATIONS: readonly string[] = [
     xact INTEGER NOT NULL DEFAULT 0
   );
   CREATE INDEX events_by_time ON events (created_at);
+  CREATE INDEX events_in_order ON events (xact, seq);
   CREATE TRIGGER order_event AFTER UPDATE OF status ON orders
   WHEN NEW.status IN ('cancelled', 'shipped') AND OLD.status <> NEW.status BEGIN
     INSERT INTO events (id, type, account_id, data, created_at) VALUES (
@@ -231,8 +232,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE webhook_replays (
     endpoint_seq INTEGER NOT NULL REFERENCES webhook_endpoints (seq) ON DELETE CASCADE,
     event_seq INTEGER NOT NULL,
+    queued_at TEXT NOT NULL,
     PRIMARY KEY (endpoint_seq, event_seq)
   ) WITHOUT ROWID;
+  CREATE INDEX replays_of_events ON webhook_replays (event_seq);
 
   CREATE TABLE webhook_attempts (
     seq INTEGER PRIMARY KEY,

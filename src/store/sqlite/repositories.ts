@@ -13,6 +13,7 @@ import { isWritable, openDatabase } from './open.js';
 import type { SqliteSettings } from './settings.js';
 import { Orders } from './orders.js';
 import { Pets } from './pets.js';
+import { EventDelivery } from './eventDelivery.js';
 import { Webhooks } from './webhooks.js';
 
 
@@ -31,6 +32,7 @@ export function openRepositories(path: string, settings: SqliteSettings, options
     messages: new Messages(connection, accountOfKey),
     keys,
     webhooks: new Webhooks(connection),
+    eventDelivery: new EventDelivery(connection),
     deprecatedCalls: new DeprecatedCallLog(db),
     storeErrorFor,
     isReady: () => ping.get()?.ok === 1,

@@ -87,14 +87,14 @@ export class Webhooks implements WebhookRepository {
     return read();
   }
 
-  replayEvents(accountId: number, endpointId: string, { since, until, limit }: ReplayRange) {
+  replayEvents(accountId: number, endpointId: string, { since, until, limit, at }: ReplayRange) {
     const { endpointSeq, replayable, queueReplay } = this.#statements;
     return this.#connection.immediate(() => {
       const seq = endpointSeq.get(accountId, endpointId) as number | undefined;
       if (seq === undefined) return undefined;
       const events = replayable.all({ endpoint_seq: seq, since, until, limit: limit + 1 });
       const queued = events.slice(0, limit);
-      for (const event of queued) queueReplay.run(seq, event.seq);
+      for (const event of queued) queueReplay.run(seq, event.seq, at);
       const next = events[limit];
       return { queued: queued.length, ...(next && { nextSince: next.created_at }) };
     });
@@ -184,6 +184,8 @@ function deliveryStatements(db: Database.Database) {
          AND NOT EXISTS (SELECT 1 FROM webhook_replays r WHERE r.endpoint_seq = w.seq AND r.event_seq = e.seq)
        ORDER BY e.created_at, e.seq LIMIT :limit`,
     ),
-    queueReplay: db.prepare<[number, number]>(`INSERT INTO webhook_replays (endpoint_seq, event_seq) VALUES (?, ?)`),
+    queueReplay: db.prepare<[number, number, string]>(
+      `INSERT INTO webhook_replays (endpoint_seq, event_seq, queued_at) VALUES (?, ?, ?)`,
+    ),
   };
 }

@@ -218,7 +218,7 @@ onEveryBackend('the $kind store', (t) => {
         statusCode: 200,
         attemptedAt: AT,
       });
-      const range = { since: '2000-01-01T00:00:00.000Z', until: '2100-01-01T00:00:00.000Z' };
+      const range = { since: '2000-01-01T00:00:00.000Z', until: '2100-01-01T00:00:00.000Z', at: AT };
       const first = await t.store.webhooks.replayEvents(acme.accountId, 'we_a', { ...range, limit: 1 });
       const createdAt = (await events())[2]?.created_at;
       expect(first).toStrictEqual({ queued: 1, nextSince: createdAt });
@@ -233,7 +233,7 @@ onEveryBackend('the $kind store', (t) => {
       await t.store.webhooks.createEndpoint(acme.accountId, newEndpoint('we_a'), 10);
       const order = await t.store.orders.addOrder({ petId: 1 });
       await t.store.orders.cancelOrder(order.id, acme);
-      const range = { since: '2000-01-01T00:00:00.000Z', until: '2100-01-01T00:00:00.000Z', limit: 10 };
+      const range = { since: '2000-01-01T00:00:00.000Z', until: '2100-01-01T00:00:00.000Z', limit: 10, at: AT };
       expect(await t.store.webhooks.replayEvents(acme.accountId, 'we_a', range)).toStrictEqual({ queued: 0 });
     });
   });
