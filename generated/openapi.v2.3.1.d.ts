@@ -1345,6 +1345,8 @@ export interface components {
         IdempotentReplayed: "true";
         /** @description The content codings the server accepts in a request body (RFC 9110 §12.5.3); `identity` alone means none. */
         AcceptEncoding: "identity";
+        /** @description The new endpoint's own path, which getWebhookEndpoint reads. */
+        EndpointLocation: string;
         /** @description The next page's URL, with the same filters and `limit`, as `rel="next"` (RFC 8288); absent on the last page. */
         NextPageLink: string;
     };
@@ -1638,8 +1640,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    /** @description The endpoint's own path, which getWebhookEndpoint reads. */
-                    Location: string;
+                    Location: components["headers"]["EndpointLocation"];
                     [name: string]: unknown;
                 };
                 content: {

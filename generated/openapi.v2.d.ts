@@ -1366,10 +1366,7 @@ export interface components {
          * @example 100
          */
         EndpointPageLimit: number;
-        /**
-         * @description The `nextCursor` of the page before. Opaque; absent for the first page.
-         * @example eyJ3ZSI6MX0
-         */
+        /** @description The `nextCursor` of the page before. Opaque; absent for the first page. */
         EndpointPageCursor: string;
         /**
          * @description How many attempts a page holds at most, 1 to 100 (`400 limit_out_of_range` otherwise).
@@ -1439,6 +1436,11 @@ export interface components {
          * @example identity
          */
         AcceptEncoding: "identity";
+        /**
+         * @description The new endpoint's own path, which getWebhookEndpoint reads.
+         * @example /v2/webhook-endpoints/we_2Jc8rT5mQw0xZ7bLk3sVd9
+         */
+        EndpointLocation: string;
         /**
          * @description The next page's URL, with the same filters and `limit`, as `rel="next"` (RFC 8288); absent on the last page.
          * @example </v2/store/orders?limit=1&cursor=eyJhIjoxLCJmIjoiMi1xRjZ2Rld0OENyRFN6YyJ9>; rel="next"
@@ -1801,10 +1803,7 @@ export interface operations {
                  * @example 100
                  */
                 limit?: components["parameters"]["EndpointPageLimit"];
-                /**
-                 * @description The `nextCursor` of the page before. Opaque; absent for the first page.
-                 * @example eyJ3ZSI6MX0
-                 */
+                /** @description The `nextCursor` of the page before. Opaque; absent for the first page. */
                 cursor?: components["parameters"]["EndpointPageCursor"];
             };
             header?: never;
@@ -1845,6 +1844,7 @@ export interface operations {
                      *             "message.delivered",
                      *             "message.failed"
                      *           ],
+                     *           "description": "The receiver before the warehouse's",
                      *           "status": "disabled",
                      *           "disabledReason": "client",
                      *           "createdAt": "2026-12-01T08:00:00.000Z",
@@ -1894,11 +1894,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    /**
-                     * @description The endpoint's own path, which getWebhookEndpoint reads.
-                     * @example /v2/webhook-endpoints/we_2Jc8rT5mQw0xZ7bLk3sVd9
-                     */
-                    Location: string;
+                    Location: components["headers"]["EndpointLocation"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -133,6 +133,8 @@ export async function checkEndpointUrl(text: string, policy: AddressPolicy, reso
   if (text.length > MAX_URL_LENGTH) return { refused: `the URL is longer than ${MAX_URL_LENGTH} characters` };
   if (!URL.canParse(text)) return { refused: 'the URL is not an absolute URL' };
   const url = new URL(text);
+  // As it will be sent and stored: escaped, which may make it longer than written.
+  if (url.href.length > MAX_URL_LENGTH) return { refused: `the URL is longer than ${MAX_URL_LENGTH} characters once escaped` };
   const schemes = policy.allowHttp ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(url.protocol)) {
     return { refused: policy.allowHttp ? 'the URL must be https:// or http://' : 'the URL must be https://' };

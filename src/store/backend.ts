@@ -6,7 +6,7 @@ import type { Awaitable } from '../awaitable.js';
 import type { CopySource, CopyTarget } from './copying.js';
 import type { MigrationListener } from './migrations.js';
 import type { QuotaLease, QuotaLeaseRequest } from './quotas.js';
-import type { EventDeliveryStore, WebhookAdmin, WebhookStore } from './webhookStore.js';
+import type { EventCounts, EventDeliveryStore, WebhookAdmin, WebhookStore } from './webhookStore.js';
 import type {
   Account,
   ActiveKey,
@@ -125,8 +125,8 @@ type Answering<T> = { [Call in keyof T]: T[Call] extends (...args: infer A) => P
 /** The accounts' webhook endpoints, as webhookStore.ts's WebhookStore and WebhookAdmin. */
 export type WebhookRepository = Answering<WebhookStore & WebhookAdmin>;
 
-/** Their events as the servers deliver them, as webhookStore.ts's EventDeliveryStore. */
-export type EventDeliveryRepository = Answering<EventDeliveryStore>;
+/** Their events as the servers deliver them, and as the metrics count them (webhookStore.ts). */
+export type EventDeliveryRepository = Answering<EventDeliveryStore & EventCounts>;
 
 export interface KeyRepository {
   findActiveKey(digest: Buffer): Awaitable<ActiveKey | undefined>;

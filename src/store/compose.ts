@@ -3,10 +3,7 @@
 // The orders and the messages have a module each (orderFront.ts, messageFront.ts). A backend gives only
 // what differs: its statements.
 import type {
-  DeprecatedCallRepository,
   KeyRepository,
-  MessageRepository,
-  OrderRepository,
   PetRepository,
   EventDeliveryRepository,
   QuotaRepository,
@@ -94,10 +91,12 @@ function eventDeliveryFront(delivery: EventDeliveryRepository, guard: Guard): Ev
 }
 
 function telemetryFront(
-  { orders, messages, deprecatedCalls }: { orders: OrderRepository; messages: MessageRepository; deprecatedCalls: DeprecatedCallRepository },
+  { orders, messages, eventDelivery, deprecatedCalls }: Repositories,
   guard: Guard,
 ): TelemetryStore & TelemetryAdmin {
   return {
+    countEndpointsByStatus: () => guard.call(() => eventDelivery.countEndpointsByStatus()),
+    pendingEvents: () => guard.call(() => eventDelivery.pendingEvents()),
     countOrdersByStatus: () => guard.call(() => orders.countByStatus()),
     countQueuedMessages: () => guard.call(() => messages.countQueued()),
     countMessagesByStatus: () => guard.call(() => messages.countByStatus()),

@@ -13,6 +13,14 @@ export interface DeprecatedCalls {
 
 export type DeprecatedCallListing = Omit<DeprecatedCalls, 'accountId'> & { account: string };
 
+export type EndpointStatus = 'enabled' | 'disabled';
+export const ENDPOINT_STATUSES = ['enabled', 'disabled'] as const satisfies readonly EndpointStatus[];
+
+export interface PendingEvents {
+  count: number;
+  oldestAt?: string;
+}
+
 /** What the metrics read at scrape time, and the calls to deprecated operations. */
 export interface TelemetryStore {
   countOrdersByStatus(): Promise<Record<OrderStatus, number>>;
@@ -21,6 +29,10 @@ export interface TelemetryStore {
   countMessagesByStatus(): Promise<Record<MessageStatus, number>>;
   /** When the oldest message still queued was accepted; undefined when none is. */
   oldestQueuedAt(): Promise<string | undefined>;
+  /** The accounts' webhook endpoints by status. */
+  countEndpointsByStatus(): Promise<Record<EndpointStatus, number>>;
+  /** Events still to send to an enabled endpoint (one per endpoint and event), and when the oldest happened. */
+  pendingEvents(): Promise<PendingEvents>;
   /** Adds the calls to those already recorded, all in one transaction. */
   recordDeprecatedCalls(calls: readonly DeprecatedCalls[]): Promise<void>;
 }

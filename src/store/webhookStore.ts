@@ -173,3 +173,9 @@ export interface EventDeliveryStore {
   /** Deletes up to `limit` events, and as many attempts, made before `before`; answers how many rows. */
   deleteEventsBefore(before: string, limit: number): Promise<number>;
 }
+
+/** What the metrics read of the endpoints (telemetryStore.ts gives it on). */
+export interface EventCounts {
+  countEndpointsByStatus(): Promise<Record<'enabled' | 'disabled', number>>;
+  pendingEvents(): Promise<{ count: number; oldestAt?: string }>;
+}

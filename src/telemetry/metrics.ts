@@ -5,7 +5,14 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from './promClient.js
 import { TalliedHistogram } from './talliedHistogram.js';
 import type { DeliveryObserver, EventDeliveryObserver } from '../delivery/ports.js';
 import { ATTEMPT_OUTCOMES } from '../delivery/endpoint.js';
-import { MESSAGE_STATUSES, ORDER_STATUSES, type TelemetryStore, WEBHOOK_EVENT_TYPES } from '../store/store.js';
+import {
+  ENDPOINT_STATUSES,
+  MESSAGE_STATUSES,
+  ORDER_STATUSES,
+  type PendingEvents,
+  type TelemetryStore,
+  WEBHOOK_EVENT_TYPES,
+} from '../store/store.js';
 import type { MetricFamily } from '../workerMessages.js';
 
 /** The version and operation of requests that matched no operation: probes, the contracts' files, unknown paths. */
@@ -112,6 +119,7 @@ export function observeStore({ storeGauges }: Metrics, store: TelemetryStore): v
     },
   });
   observeMessages(storeGauges, store);
+  observeEvents(storeGauges, store);
   new Gauge({
     name: 'store_orders_message_queue_depth',
     help: 'Messages with status queued, read at scrape time.',
@@ -190,6 +198,55 @@ function processRegistry(): Registry {
 }
 
 /** Messages by status, and how long the oldest one queued has waited, read at scrape time. */
+/** The accounts' endpoints by status, and the events still to send to them, read at scrape time. */
+function observeEvents(storeGauges: Registry, store: TelemetryStore): void {
+  new Gauge({
+    name: 'store_orders_webhook_endpoints',
+    help: 'The webhook endpoints accounts registered, by status (enabled, disabled), read at scrape time.',
+    labelNames: ['status'] as const,
+    registers: [storeGauges],
+    async collect() {
+      try {
+        const counts = await store.countEndpointsByStatus();
+        for (const status of ENDPOINT_STATUSES) this.set({ status }, counts[status]);
+      } catch {
+        this.reset();
+      }
+    },
+  });
+  let pending: Promise<PendingEvents> | undefined;
+  /** Both gauges of a scrape from one read. */
+  const pendingEvents = () => {
+    pending ??= store.pendingEvents().finally(() => setImmediate(() => (pending = undefined)));
+    return pending;
+  };
+  new Gauge({
+    name: 'store_orders_webhook_events_pending',
+    help: 'Events still to send to an enabled webhook endpoint, one per endpoint and event, read at scrape time.',
+    registers: [storeGauges],
+    async collect() {
+      try {
+        this.set((await pendingEvents()).count);
+      } catch {
+        this.reset();
+      }
+    },
+  });
+  new Gauge({
+    name: 'store_orders_oldest_pending_webhook_event_age_seconds',
+    help: 'How long ago the oldest event still to send to an enabled webhook endpoint happened (0 when none is), read at scrape time.',
+    registers: [storeGauges],
+    async collect() {
+      try {
+        const { oldestAt } = await pendingEvents();
+        this.set(oldestAt === undefined ? 0 : Math.max(0, (Date.now() - Date.parse(oldestAt)) / 1000));
+      } catch {
+        this.reset();
+      }
+    },
+  });
+}
+
 function observeMessages(storeGauges: Registry, store: TelemetryStore): void {
   new Gauge({
     name: 'store_orders_messages',

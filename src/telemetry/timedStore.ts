@@ -61,6 +61,8 @@ export function timedStore(store: Store, duration: TalliedHistogram<'method'>): 
         'countQueuedMessages',
         'countMessagesByStatus',
         'oldestQueuedAt',
+        'countEndpointsByStatus',
+        'pendingEvents',
         'recordDeprecatedCalls',
       ),
     ),

@@ -161,7 +161,9 @@ describe.each(API_VERSIONS)('the examples of the %s contract, on a server set up
       const { body } = await send({ url: `${path}?limit=1`, init: { method: 'GET', headers: new Headers({ Authorization: `Bearer ${key}` }) } });
       const nextCursor = (components?.schemas?.[page] as OpenAPIV3.SchemaObject).properties?.nextCursor as OpenAPIV3.SchemaObject;
       expect((body as { nextCursor: string }).nextCursor).toBe(nextCursor.example);
-      expect((components?.parameters?.[cursor] as OpenAPIV3.ParameterObject).example).toBe(nextCursor.example);
+      // The endpoints' list shows no cursor example (a comment in the contract says why).
+      const example = (components?.parameters?.[cursor] as OpenAPIV3.ParameterObject).example as unknown;
+      expect(example).toBe(cursor === 'EndpointPageCursor' ? undefined : nextCursor.example);
     });
   }
 

@@ -105,6 +105,32 @@ export class EventDelivery implements EventDeliveryRepository {
     });
   }
 
+  async countEndpointsByStatus() {
+    const { rows } = await this.#pool.query<{ enabled: number; disabled: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'enabled')::integer AS enabled,
+         count(*) FILTER (WHERE status = 'disabled')::integer AS disabled
+       FROM webhook_endpoints`,
+    );
+    return rows[0] ?? { enabled: 0, disabled: 0 };
+  }
+
+  /** One row per endpoint and event still to send to it: after its position, or queued by a replay. */
+  async pendingEvents() {
+    const { rows } = await this.#pool.query<{ count: number; oldest: string | null }>(
+      `SELECT count(*)::integer AS count, min(created_at) AS oldest FROM (
+         SELECT e.created_at FROM webhook_endpoints w JOIN events e
+           ON (e.xact, e.seq) > (w.sent_xact, w.sent_seq) AND ${FOR_ENDPOINT}
+         WHERE w.status = 'enabled'
+         UNION ALL
+         SELECT e.created_at FROM webhook_replays r JOIN events e ON e.seq = r.event_seq
+           JOIN webhook_endpoints w ON w.seq = r.endpoint_seq
+         WHERE w.status = 'enabled'
+       ) pending`,
+    );
+    const { count = 0, oldest = null } = rows[0] ?? {};
+    return oldest === null ? { count } : { count, oldestAt: oldest };
+  }
+
   async deleteEventsBefore(before: string, limit: number) {
     const { rows } = await this.#pool.query<{ deleted: number }>(
       `WITH old AS (SELECT seq FROM events WHERE created_at < $1 ORDER BY created_at LIMIT $2),

@@ -23,10 +23,12 @@ export class EventDelivery implements EventDeliveryRepository {
   claimEndpoints({ owner, now, leaseUntil, limit }: EndpointClaim) {
     const { claimable, replayHead, nextHead, lease } = this.#statements;
     return this.#connection.immediate(() =>
-      claimable.all({ now, limit }).map((row) => {
-        const head = replayHead.get(row.seq) ?? (nextHead.get(row) as HeadEventRow);
+      claimable.all({ now, limit }).flatMap((row) => {
+        // There is one: the claim's own transaction found it.
+        const head = replayHead.get(row.seq) ?? nextHead.get(row);
+        if (head === undefined) return [];
         lease.run(owner, leaseUntil, row.seq);
-        return claimedEndpointOf({ ...row, attempts: row.attempts + 1 }, head, now);
+        return [claimedEndpointOf({ ...row, attempts: row.attempts + 1 }, head, now)];
       }),
     );
   }
@@ -59,6 +61,15 @@ export class EventDelivery implements EventDeliveryRepository {
         at: attempt?.attemptedAt ?? null,
       });
     });
+  }
+
+  countEndpointsByStatus() {
+    return this.#statements.endpointsByStatus.get() as { enabled: number; disabled: number };
+  }
+
+  pendingEvents() {
+    const { count, oldest } = this.#statements.pending.get() as { count: number; oldest: string | null };
+    return oldest === null ? { count } : { count, oldestAt: oldest };
   }
 
   deleteEventsBefore(before: string, limit: number) {
@@ -118,6 +129,22 @@ function statementsOf(db: Database.Database) {
          lease_owner = NULL,
          lease_until = NULL
        WHERE seq = :seq`,
+    ),
+    endpointsByStatus: db.prepare(
+      `SELECT (SELECT count(*) FROM webhook_endpoints WHERE status = 'enabled') AS enabled,
+         (SELECT count(*) FROM webhook_endpoints WHERE status = 'disabled') AS disabled`,
+    ),
+    // One row per endpoint and event still to send to it: after its position, or queued by a replay.
+    pending: db.prepare(
+      `SELECT count(*) AS count, min(created_at) AS oldest FROM (
+         SELECT e.created_at FROM webhook_endpoints w JOIN events e
+           ON (e.xact, e.seq) > (w.sent_xact, w.sent_seq) AND ${FOR_ENDPOINT}
+         WHERE w.status = 'enabled'
+         UNION ALL
+         SELECT e.created_at FROM webhook_replays r JOIN events e ON e.seq = r.event_seq
+           JOIN webhook_endpoints w ON w.seq = r.endpoint_seq
+         WHERE w.status = 'enabled'
+       )`,
     ),
     oldEvents: db.prepare<[string, number]>(`SELECT seq FROM events WHERE created_at < ? ORDER BY created_at LIMIT ?`).pluck(),
     deleteReplaysOf: db.prepare<[number]>(`DELETE FROM webhook_replays WHERE event_seq = ?`),
