@@ -178,6 +178,9 @@ const NUMERIC_RANGES: [variable: string, refused: string, range: string][] = [
   ['MESSAGE_DELIVERY_RETRY_MS', '0', 'from 1 to 999999999'],
   ['MESSAGE_DELIVERY_MAX_RETRY_MS', '1000000000', 'from 1 to 999999999'],
   ['MESSAGE_RETENTION_DAYS', '36501', 'from 1 to 36500'],
+  ['WEBHOOK_MAX_ENDPOINTS', '1001', 'from 1 to 1000'],
+  ['WEBHOOK_DISABLE_AFTER_HOURS', '8761', 'from 1 to 8760'],
+  ['WEBHOOK_RETENTION_DAYS', '0', 'from 1 to 365'],
 ];
 
 describe('the numeric settings', () => {

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EndpointClient } from '../../src/delivery/endpoint.js';
+import { EndpointClient, retryAfterMs } from '../../src/delivery/endpoint.js';
 import { parseSecret } from '../../src/delivery/signature.js';
 import { VERSION } from '../../src/version.js';
 import { freePort } from '../support/processes.js';
@@ -59,7 +59,7 @@ afterEach(async () => {
 describe('an attempt', () => {
   it('POSTs the body as it is, signed as Standard Webhooks says, to the URL with its query; a 2xx delivers it', async () => {
     const { url, received } = await receiver((_, response) => response.writeHead(204).end());
-    expect(await clientFor(url).post('msg_1', body, new Date())).toEqual({ delivered: true, outcome: 'delivered' });
+    expect(await clientFor(url).post('msg_1', body, new Date())).toEqual({ delivered: true, outcome: 'delivered', status: 204 });
     const [request] = received;
     expect(request?.method).toBe('POST');
     expect(request?.body).toBe(body);
@@ -73,7 +73,7 @@ describe('an attempt', () => {
   it('fails on any other answer, with its status and nothing of its body', async () => {
     const { url } = await receiver((_, response) => response.writeHead(500).end('database password is hunter2'));
     const attempt = await clientFor(url).post('msg_1', body, new Date());
-    expect(attempt).toEqual({ delivered: false, outcome: 'http_error', reason: 'the endpoint answered HTTP 500' });
+    expect(attempt).toEqual({ delivered: false, outcome: 'http_error', reason: 'the endpoint answered HTTP 500', status: 500 });
   });
 
   it('follows no redirect: the place it points to receives nothing', async () => {
@@ -83,6 +83,7 @@ describe('an attempt', () => {
       delivered: false,
       outcome: 'http_error',
       reason: 'the endpoint answered HTTP 307 (redirects are not followed)',
+      status: 307,
     });
     expect(elsewhere.received).toEqual([]);
   });
@@ -119,7 +120,7 @@ describe('an attempt', () => {
       });
     });
     // The time-out is a hang guard here: only the cut-off after a few kilobytes ends this attempt.
-    expect(await clientFor(url, 600_000).post('msg_1', body, new Date())).toEqual({ delivered: true, outcome: 'delivered' });
+    expect(await clientFor(url, 600_000).post('msg_1', body, new Date())).toEqual({ delivered: true, outcome: 'delivered', status: 200 });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(closedByTheClient).toBe(true);
   });
@@ -140,5 +141,17 @@ describe('an attempt', () => {
     const client = clientFor(url);
     for (let i = 0; i < 3; i++) expect((await client.post(`msg_${i}`, body, new Date())).delivered).toBe(true);
     expect(connections).toBe(1);
+  });
+});
+
+describe("an answer's Retry-After", () => {
+  it('is read as seconds, or as an HTTP date from the attempt, and passed on with its status', async () => {
+    const at = new Date('2026-12-06T10:00:00.000Z');
+    expect(retryAfterMs('120', at)).toBe(120_000);
+    expect(retryAfterMs('Sun, 06 Dec 2026 10:00:30 GMT', at)).toBe(30_000);
+    expect(retryAfterMs('Sun, 06 Dec 2026 09:00:00 GMT', at)).toBe(0);
+    expect(retryAfterMs('soon', at)).toBeUndefined();
+    const { url } = await receiver((_, response) => response.writeHead(503, { 'retry-after': '7' }).end());
+    expect(await clientFor(url).post('msg_1', body, new Date())).toMatchObject({ status: 503, retryAfterMs: 7_000 });
   });
 });

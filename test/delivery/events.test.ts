@@ -22,6 +22,8 @@ describe.each(STORE_BACKENDS)('events for clients on $kind', (backend) => {
   let operator: EventEndpoint;
   let server: ServerProcess;
   let accounts = 0;
+  /** Every secret the API answered: none may appear in the server's output. */
+  const secrets: string[] = [];
   const env = () => ({ DATABASE_URL: database.url });
 
   beforeAll(async () => {
@@ -68,6 +70,7 @@ describe.each(STORE_BACKENDS)('events for clients on $kind', (backend) => {
   async function register(key: string, endpoint: EventEndpoint, events: string[]): Promise<Registered> {
     const created = await api(key, 'POST', '/webhook-endpoints', { url: endpoint.url, events });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
+    secrets.push((created.body as unknown as Registered).secret);
     return created.body as unknown as Registered;
   }
 
@@ -154,6 +157,7 @@ describe.each(STORE_BACKENDS)('events for clients on $kind', (backend) => {
     const endpoint = receiver.endpoint();
     const registered = await register(key, endpoint, ['order.cancelled']);
     const rotated = (await api(key, 'POST', `/webhook-endpoints/${registered.id}/rotate-secret`)).body as { secret: string };
+    secrets.push(rotated.secret);
     const order = await newOrder();
     await api(key, 'DELETE', `/store/orders/${order}`);
     await until(() => aboutOrder(endpoint, order).length === 1);
@@ -196,5 +200,18 @@ describe.each(STORE_BACKENDS)('events for clients on $kind', (backend) => {
     await api(key, 'DELETE', `/store/orders/${next}`);
     await until(() => aboutOrder(endpoint, next).length === 1);
     expect(aboutOrder(endpoint, failing)).toHaveLength(3);
+  });
+
+  // Last: after every delivery, failure and rotation above, logged at info with their warnings.
+  it("never writes an endpoint's secret, nor its key, to its output", ({ skip }) => {
+    if (!backend.available) skip(backend.unavailable);
+    expect(secrets.length).toBeGreaterThan(5);
+    const output = `${server.output.stdout}${server.output.stderr}`;
+    expect(output).toContain('webhook delivery failed');
+    for (const secret of secrets) {
+      expect(output).not.toContain(secret);
+      expect(output).not.toContain(secret.slice('whsec_'.length));
+      expect(output).not.toContain(Buffer.from(secret.slice('whsec_'.length), 'base64').toString('hex'));
+    }
   });
 });

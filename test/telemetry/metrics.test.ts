@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ATTEMPT_OUTCOMES } from '../../src/delivery/endpoint.js';
-import { MESSAGE_STATUSES, ORDER_STATUSES } from '../../src/store/store.js';
+import { ENDPOINT_STATUSES, MESSAGE_STATUSES, ORDER_STATUSES, WEBHOOK_EVENT_TYPES } from '../../src/store/store.js';
 import { displayPrefix, keyDigest } from '../../src/keys.js';
 import { CheckedClient } from '../support/everyAnswer.js';
 import { apiClient, rawRequest } from '../support/http.js';
@@ -169,6 +169,8 @@ describe('GET /metrics', () => {
         else if (label === 'api') expect(['v1', 'v2', 'none']).toContain(value);
         else if (label === 'status') expect(value).toMatch(/^[1-5][0-9]{2}$/);
         else if (label === 'state' && sample.family.name === 'store_orders_messages') expect(MESSAGE_STATUSES).toContain(value);
+        else if (label === 'state' && sample.family.name === 'store_orders_webhook_endpoints') expect(ENDPOINT_STATUSES).toContain(value);
+        else if (label === 'event_type') expect(WEBHOOK_EVENT_TYPES).toContain(value);
         else if (label === 'state') expect(ORDER_STATUSES).toContain(value);
         else if (label === 'outcome') expect(ATTEMPT_OUTCOMES).toContain(value);
         else if (label === 'method') expect(value).toMatch(/^[a-z][A-Za-z]+$/);

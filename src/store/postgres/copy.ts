@@ -124,6 +124,7 @@ export async function importInto(url: string, settings: PostgresSettings): Promi
       );
     },
     commit: async () => {
+      await client.query(EVENTS_IN_ONE_ORDER);
       for (const { name, identities } of tables.values()) {
         for (const column of identities) {
           await client.query(
@@ -141,6 +142,24 @@ export async function importInto(url: string, settings: PostgresSettings): Promi
     },
   };
 }
+
+/**
+ * The copied events renumbered in the order they are sent, (xact, seq), their xact made 0, and each
+ * endpoint's position and replay moved with them: the source's transaction ids (another cluster's, or
+ * SQLite's 0) mean nothing to this database's, which must all come after them. As sqlite/copy.ts does.
+ */
+const EVENTS_IN_ONE_ORDER = `
+  CREATE TEMP TABLE event_order ON COMMIT DROP AS
+    SELECT seq AS old, row_number() OVER (ORDER BY xact, seq) AS new FROM events;
+  UPDATE webhook_endpoints w SET
+    sent_seq = coalesce((SELECT max(o.new) FROM event_order o JOIN events e ON e.seq = o.old
+      WHERE (e.xact, e.seq) <= (w.sent_xact, w.sent_seq)), 0),
+    sent_xact = '0';
+  UPDATE webhook_replays r SET event_seq = -o.new FROM event_order o WHERE o.old = r.event_seq;
+  UPDATE events e SET seq = -o.new, xact = '0' FROM event_order o WHERE o.old = e.seq;
+  UPDATE events SET seq = -seq;
+  UPDATE webhook_replays SET event_seq = -event_seq;
+`;
 
 /** A value of any backend's as this database's column holds it: 0 and 1 as booleans, text as UTF-8 bytes. */
 function asPostgres(type: string | undefined, value: unknown): unknown {

@@ -70,6 +70,7 @@ export function importInto(path: string, { synchronous, busyTimeoutMs }: SqliteS
       return Promise.resolve();
     },
     commit: () => {
+      db.exec(EVENTS_IN_ONE_ORDER);
       db.exec('COMMIT');
       return Promise.resolve();
     },
@@ -80,6 +81,24 @@ export function importInto(path: string, { synchronous, busyTimeoutMs }: SqliteS
     },
   });
 }
+
+/**
+ * The copied events renumbered in the order they are sent, (xact, seq), their xact made 0, and each
+ * endpoint's position and replay moved with them: a PostgreSQL source's transaction ids mean nothing here,
+ * where every new event is of xact 0 and sent in seq order after them. (postgres/copy.ts does the same.)
+ */
+const EVENTS_IN_ONE_ORDER = `
+  CREATE TEMP TABLE event_order AS SELECT seq AS old, row_number() OVER (ORDER BY xact, seq) AS new FROM events;
+  UPDATE webhook_endpoints SET
+    sent_seq = coalesce((SELECT max(o.new) FROM event_order o JOIN events e ON e.seq = o.old
+      WHERE (e.xact, e.seq) <= (webhook_endpoints.sent_xact, webhook_endpoints.sent_seq)), 0),
+    sent_xact = 0;
+  UPDATE webhook_replays SET event_seq = -(SELECT new FROM event_order WHERE old = event_seq);
+  UPDATE events SET seq = -(SELECT new FROM event_order WHERE old = seq), xact = 0;
+  UPDATE events SET seq = -seq;
+  UPDATE webhook_replays SET event_seq = -event_seq;
+  DROP TABLE event_order;
+`;
 
 /** The tables of data, as the file's schema describes them. */
 function tablesOf(db: Database.Database): Table[] {

@@ -13,11 +13,11 @@ const FOR_ENDPOINT = `instr(' ' || w.events || ' ', ' ' || e.type || ' ') > 0 AN
 
 export class EventDelivery implements EventDeliveryRepository {
   readonly #connection: Connection;
-  readonly #statements;
+  readonly #statements: ReturnType<typeof statementsOf> & ReturnType<typeof settlementStatements>;
 
   constructor(connection: Connection) {
     this.#connection = connection;
-    this.#statements = statementsOf(connection.db);
+    this.#statements = { ...statementsOf(connection.db), ...settlementStatements(connection.db) };
   }
 
   claimEndpoints({ owner, now, leaseUntil, limit }: EndpointClaim) {
@@ -85,6 +85,7 @@ export class EventDelivery implements EventDeliveryRepository {
   }
 }
 
+/** The claims, the counts and the retention. */
 function statementsOf(db: Database.Database) {
   return {
     claimable: db.prepare<[{ now: string; limit: number }], ClaimableRow>(
@@ -108,28 +109,6 @@ function statementsOf(db: Database.Database) {
     lease: db.prepare<[string, string, number]>(
       `UPDATE webhook_endpoints SET lease_owner = ?, lease_until = ?, attempts = attempts + 1 WHERE seq = ?`,
     ),
-    held: db.prepare<[number, string]>(`SELECT 1 FROM webhook_endpoints WHERE seq = ? AND lease_owner = ?`).pluck(),
-    insertAttempt: db.prepare<[Record<string, unknown>]>(
-      `INSERT INTO webhook_attempts (endpoint_seq, event_id, event_type, attempt, outcome, status_code, error, attempted_at)
-       VALUES (:endpoint_seq, :event_id, :event_type, :attempt, :outcome, :status_code, :error, :attempted_at)`,
-    ),
-    passReplay: db.prepare<[number, number]>(`DELETE FROM webhook_replays WHERE endpoint_seq = ? AND event_seq = ?`),
-    passEvent: db.prepare<[{ seq: number; xact: number; event_seq: number }]>(
-      `UPDATE webhook_endpoints SET sent_xact = :xact, sent_seq = :event_seq
-       WHERE seq = :seq AND (sent_xact, sent_seq) < (:xact, :event_seq)`,
-    ),
-    settle: db.prepare<[Record<string, unknown>]>(
-      `UPDATE webhook_endpoints SET
-         attempts = CASE WHEN :passed THEN 0 ELSE attempts END,
-         due_at = :due_at,
-         failing_since = :failing_since,
-         status = CASE WHEN :disable IS NULL THEN status ELSE 'disabled' END,
-         disabled_reason = coalesce(:disable, disabled_reason),
-         updated_at = CASE WHEN :disable IS NULL THEN updated_at ELSE coalesce(:at, updated_at) END,
-         lease_owner = NULL,
-         lease_until = NULL
-       WHERE seq = :seq`,
-    ),
     endpointsByStatus: db.prepare(
       `SELECT (SELECT count(*) FROM webhook_endpoints WHERE status = 'enabled') AS enabled,
          (SELECT count(*) FROM webhook_endpoints WHERE status = 'disabled') AS disabled`,
@@ -151,6 +130,34 @@ function statementsOf(db: Database.Database) {
     deleteEvent: db.prepare<[number]>(`DELETE FROM events WHERE seq = ?`),
     oldAttempts: db.prepare<[string, number]>(
       `DELETE FROM webhook_attempts WHERE seq IN (SELECT seq FROM webhook_attempts WHERE attempted_at < ? LIMIT ?)`,
+    ),
+  };
+}
+
+/** What a settlement writes, while its claim still holds the endpoint. */
+function settlementStatements(db: Database.Database) {
+  return {
+    held: db.prepare<[number, string]>(`SELECT 1 FROM webhook_endpoints WHERE seq = ? AND lease_owner = ?`).pluck(),
+    insertAttempt: db.prepare<[Record<string, unknown>]>(
+      `INSERT INTO webhook_attempts (endpoint_seq, event_id, event_type, attempt, outcome, status_code, error, attempted_at)
+       VALUES (:endpoint_seq, :event_id, :event_type, :attempt, :outcome, :status_code, :error, :attempted_at)`,
+    ),
+    passReplay: db.prepare<[number, number]>(`DELETE FROM webhook_replays WHERE endpoint_seq = ? AND event_seq = ?`),
+    passEvent: db.prepare<[{ seq: number; xact: number; event_seq: number }]>(
+      `UPDATE webhook_endpoints SET sent_xact = :xact, sent_seq = :event_seq
+       WHERE seq = :seq AND (sent_xact, sent_seq) < (:xact, :event_seq)`,
+    ),
+    settle: db.prepare<[Record<string, unknown>]>(
+      `UPDATE webhook_endpoints SET
+         attempts = CASE WHEN :passed THEN 0 ELSE attempts END,
+         due_at = :due_at,
+         failing_since = :failing_since,
+         status = CASE WHEN :disable IS NULL THEN status ELSE 'disabled' END,
+         disabled_reason = coalesce(:disable, disabled_reason),
+         updated_at = CASE WHEN :disable IS NULL THEN updated_at ELSE coalesce(:at, updated_at) END,
+         lease_owner = NULL,
+         lease_until = NULL
+       WHERE seq = :seq`,
     ),
   };
 }
