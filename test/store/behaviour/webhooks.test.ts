@@ -197,6 +197,36 @@ onEveryBackend('the $kind store', (t) => {
       expect(await t.store.orders.shipOrder(other.id)).toBe('not_pending');
       expect((await events()).map(({ type }) => type)).toEqual(['order.cancelled']);
     });
+
+    it('are not written by a cancel refused to a revoked key', async () => {
+      const acme = await newCaller(t.store, 'acme');
+      const order = await t.store.orders.addOrder({ petId: 1 });
+      await t.store.keys.revokeKeyById(acme.keyId);
+      expect(await t.store.orders.cancelOrder(order.id, acme)).toBe('unauthorized');
+      expect(await events()).toEqual([]);
+    });
+  });
+
+  describe('events and attempts past their retention', () => {
+    it('are deleted in batches, with the replays of the events, and nothing newer', async () => {
+      const acme = await newCaller(t.store, 'acme');
+      const orders = await Promise.all([1, 2, 3].map((petId) => t.store.orders.addOrder({ petId })));
+      for (const { id } of orders) await t.store.orders.cancelOrder(id, acme);
+      await t.store.webhooks.createEndpoint(acme.accountId, newEndpoint('we_a'), 10);
+      const range = { since: '2000-01-01T00:00:00.000Z', until: '2100-01-01T00:00:00.000Z', limit: 10, at: AT };
+      expect(await t.store.webhooks.replayEvents(acme.accountId, 'we_a', range)).toStrictEqual({ queued: 3 });
+      const attempt = { endpointId: 'we_a', eventId: 'evt_1', eventType: 'order.cancelled' as const, outcome: 'failed' as const };
+      await t.store.webhooks.recordAttempt({ ...attempt, attempt: 1, error: 'x', attemptedAt: '2026-01-01T00:00:00.000Z' });
+      await t.store.webhooks.recordAttempt({ ...attempt, attempt: 2, error: 'x', attemptedAt: '2999-01-01T00:00:00.000Z' });
+      // Every event and the first attempt are older than this; the second attempt is not.
+      const before = '2100-01-01T00:00:00.000Z';
+      expect(await t.store.eventDelivery.deleteEventsBefore(before, 2)).toBe(3);
+      expect(await t.store.eventDelivery.deleteEventsBefore(before, 2)).toBe(1);
+      expect(await t.store.eventDelivery.deleteEventsBefore(before, 2)).toBe(0);
+      expect(await events()).toEqual([]);
+      expect(await t.scratch.rows('SELECT event_seq FROM webhook_replays')).toEqual([]);
+      expect((await t.store.webhooks.listDeliveries(acme.accountId, 'we_a', 0, 10))?.items.map(({ attempt }) => attempt)).toEqual([2]);
+    });
   });
 
   describe('a replay', () => {
