@@ -149,7 +149,8 @@ export class Webhooks implements WebhookRepository {
            SELECT e.seq, e.created_at FROM events e, webhook_endpoints w
            WHERE w.seq = $1 AND e.created_at >= $2 AND e.created_at < $3
              AND position(' ' || e.type || ' ' IN ' ' || w.events || ' ') > 0
-             AND (e.xact, e.seq) <= (w.sent_xact, w.sent_seq)
+             AND ((e.xact, e.seq) <= (w.sent_xact, w.sent_seq) OR w.status = 'disabled')
+             AND e.created_at >= w.created_at
              AND (e.account_id IS NULL OR e.account_id = w.account_id)
              AND NOT EXISTS (SELECT 1 FROM webhook_attempts a
                WHERE a.endpoint_seq = w.seq AND a.event_id = e.id AND a.outcome = 'delivered')

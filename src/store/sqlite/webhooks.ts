@@ -170,14 +170,15 @@ function deliveryStatements(db: Database.Database) {
       `INSERT INTO webhook_attempts (endpoint_seq, event_id, event_type, attempt, outcome, status_code, error, attempted_at)
        VALUES (:endpoint_seq, :event_id, :event_type, :attempt, :outcome, :status_code, :error, :attempted_at)`,
     ),
-    // The endpoint's events of the range: of the types it subscribes to, of its account or of none, already
-    // passed (those after its position are still to be sent), with no delivered attempt for it, not queued
-    // for it already.
+    // The endpoint's events of the range: of the types it subscribes to, of its account or of none, passed
+    // (those after its position are still to be sent, unless it is disabled: enabling passes them) and not
+    // before it was registered, with no delivered attempt for it, not queued for it already.
     replayable: db.prepare<[Record<string, unknown>], { seq: number; created_at: string }>(
       `SELECT e.seq, e.created_at FROM events e, webhook_endpoints w
        WHERE w.seq = :endpoint_seq AND e.created_at >= :since AND e.created_at < :until
          AND instr(' ' || w.events || ' ', ' ' || e.type || ' ') > 0
-         AND (e.xact, e.seq) <= (w.sent_xact, w.sent_seq)
+         AND ((e.xact, e.seq) <= (w.sent_xact, w.sent_seq) OR w.status = 'disabled')
+         AND e.created_at >= w.created_at
          AND (e.account_id IS NULL OR e.account_id = w.account_id)
          AND NOT EXISTS (SELECT 1 FROM webhook_attempts a
            WHERE a.endpoint_seq = w.seq AND a.event_id = e.id AND a.outcome = 'delivered')

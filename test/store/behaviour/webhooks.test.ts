@@ -39,6 +39,12 @@ onEveryBackend('the $kind store', (t) => {
     t.scratch.rows<EventRow>('SELECT id, type, account_id, data, message, created_at FROM events ORDER BY seq');
   const register = (caller: Principal, id: string, events?: WebhookEventType[]) =>
     t.store.webhooks.createEndpoint(caller.accountId, newEndpoint(id, events), 10);
+  /** The endpoint enabled again after its client disabled it: past every event so far. */
+  const reenabled = async (caller: Principal, id: string) => {
+    await t.store.webhooks.updateEndpoint(caller.accountId, id, { status: 'disabled' }, AT);
+    await t.store.webhooks.updateEndpoint(caller.accountId, id, { status: 'enabled' }, AT);
+  };
+  const EVERY_TYPE: WebhookEventType[] = ['order.cancelled', 'order.shipped', 'message.delivered', 'message.failed'];
 
   describe('webhook endpoints', () => {
     it('are registered enabled, read and listed by their own account only, a page at a time', async () => {
@@ -163,6 +169,7 @@ onEveryBackend('the $kind store', (t) => {
   describe('events', () => {
     it('are written with a cancel, a ship, a delivered and a failed message, the order or message as v2 answers it then', async () => {
       const acme = await newCaller(t.store, 'acme');
+      await register(acme, 'we_a', EVERY_TYPE);
       const cancelled = await t.store.orders.addOrder({ petId: 7, quantity: 2, shipDate: '2026-12-01T09:00:00.000Z', complete: false });
       const shipped = await t.store.orders.addOrder({ petId: 3 });
       expect(await t.store.orders.cancelOrder(cancelled.id, acme)).toBe('cancelled');
@@ -190,6 +197,7 @@ onEveryBackend('the $kind store', (t) => {
 
     it('are not written by a change that did not happen: a cancel of a shipped order, a ship of a cancelled one', async () => {
       const acme = await newCaller(t.store, 'acme');
+      await register(acme, 'we_a');
       const order = await t.store.orders.addOrder({ petId: 1, status: 'shipped' });
       expect(await t.store.orders.cancelOrder(order.id, acme)).toBe('shipped');
       const other = await t.store.orders.addOrder({ petId: 1 });
@@ -200,19 +208,34 @@ onEveryBackend('the $kind store', (t) => {
 
     it('are not written by a cancel refused to a revoked key', async () => {
       const acme = await newCaller(t.store, 'acme');
+      await register(acme, 'we_a');
       const order = await t.store.orders.addOrder({ petId: 1 });
       await t.store.keys.revokeKeyById(acme.keyId);
       expect(await t.store.orders.cancelOrder(order.id, acme)).toBe('unauthorized');
       expect(await events()).toEqual([]);
+    });
+
+    it('are not written when no endpoint, enabled or not, subscribes to them: none could be sent them', async () => {
+      const acme = await newCaller(t.store, 'acme');
+      const globex = await newCaller(t.store, 'globex');
+      await register(acme, 'we_a', ['order.shipped', 'message.failed']);
+      await t.store.webhooks.updateEndpoint(acme.accountId, 'we_a', { status: 'disabled' }, AT);
+      const [cancelled, shipped] = [await t.store.orders.addOrder({ petId: 1 }), await t.store.orders.addOrder({ petId: 2 })];
+      await t.store.orders.cancelOrder(cancelled.id, acme);
+      await t.store.orders.shipOrder(shipped.id);
+      // globex's messages: no endpoint of globex's subscribes; acme's would.
+      await settledMessages(t.store, globex);
+      expect((await events()).map(({ type }) => type)).toEqual(['order.shipped']);
     });
   });
 
   describe('events and attempts past their retention', () => {
     it('are deleted in batches, with the replays of the events, and nothing newer', async () => {
       const acme = await newCaller(t.store, 'acme');
+      await register(acme, 'we_a');
       const orders = await Promise.all([1, 2, 3].map((petId) => t.store.orders.addOrder({ petId })));
       for (const { id } of orders) await t.store.orders.cancelOrder(id, acme);
-      await t.store.webhooks.createEndpoint(acme.accountId, newEndpoint('we_a'), 10);
+      await reenabled(acme, 'we_a');
       const range = { since: '2000-01-01T00:00:00.000Z', until: '2100-01-01T00:00:00.000Z', limit: 10, at: AT };
       expect(await t.store.webhooks.replayEvents(acme.accountId, 'we_a', range)).toStrictEqual({ queued: 3 });
       const attempt = { endpointId: 'we_a', eventId: 'evt_1', eventType: 'order.cancelled' as const, outcome: 'failed' as const };
@@ -233,11 +256,14 @@ onEveryBackend('the $kind store', (t) => {
     it("queues the endpoint's passed events of the range, of its types and account, that it has no delivered attempt for", async () => {
       const acme = await newCaller(t.store, 'acme');
       const globex = await newCaller(t.store, 'globex');
+      await register(acme, 'we_a', ['order.cancelled', 'message.delivered']);
+      await register(globex, 'we_g', EVERY_TYPE);
       const orders = await Promise.all([1, 2, 3].map((petId) => t.store.orders.addOrder({ petId })));
       for (const { id } of orders) await t.store.orders.cancelOrder(id, acme);
+      // globex's: written for globex's endpoint, never acme's to have.
       await settledMessages(t.store, globex);
-      await t.store.webhooks.createEndpoint(acme.accountId, newEndpoint('we_a', ['order.cancelled', 'message.delivered']), 10);
-      // Passed: registered after them. One was delivered already.
+      // Passed: enabled again after them. One was delivered already.
+      await reenabled(acme, 'we_a');
       const [delivered] = await events();
       await t.store.webhooks.recordAttempt({
         endpointId: 'we_a',
@@ -256,6 +282,18 @@ onEveryBackend('the $kind store', (t) => {
       // Queued once: nothing is left.
       expect(await t.store.webhooks.replayEvents(acme.accountId, 'we_a', { ...range, limit: 10 })).toStrictEqual({ queued: 0 });
       expect(await t.store.webhooks.replayEvents(globex.accountId, 'we_a', { ...range, limit: 10 })).toBeUndefined();
+    });
+
+    it('leaves out the events from before the endpoint was registered', async () => {
+      const acme = await newCaller(t.store, 'acme');
+      await register(acme, 'we_old');
+      const order = await t.store.orders.addOrder({ petId: 1 });
+      await t.store.orders.cancelOrder(order.id, acme);
+      // Registered after the cancel, the clock a day on.
+      const later = { ...newEndpoint('we_a'), createdAt: '2100-01-01T00:00:00.000Z' };
+      await t.store.webhooks.createEndpoint(acme.accountId, later, 10);
+      const range = { since: '2000-01-01T00:00:00.000Z', until: '2200-01-01T00:00:00.000Z', limit: 10, at: AT };
+      expect(await t.store.webhooks.replayEvents(acme.accountId, 'we_a', range)).toStrictEqual({ queued: 0 });
     });
 
     it('leaves out the events after the endpoint\'s position, which are still to be sent', async () => {
