@@ -723,7 +723,7 @@ export interface components {
             eventType: components["schemas"]["WebhookEventType"];
             /**
              * Format: int32
-             * @description This attempt's number for this event and endpoint, from 1 (a replay counts on).
+             * @description This attempt's number for this event and endpoint, from 1; a replay's attempts count from 1 again.
              * @example 1
              */
             attempt: number;
