@@ -1,7 +1,9 @@
 // A TCP relay between a server and its PostgreSQL that counts the statements the server sends: each
 // extended-protocol query ends with one Sync message, each simple query is one Query message. It reads
 // the frontend's framing (a type byte, then a length that counts itself) after the startup packet, which
-// has no type byte; it changes nothing on the way.
+// has no type byte; it changes nothing on the way. A statement whose text matches `leaveOut` is not
+// counted: the server's own background work (the event dispatcher's claims, the retention's sweeps), which
+// runs on its clock, not per request.
 import { createServer, type Server, type Socket, connect } from 'node:net';
 
 export interface StatementCounter {
@@ -12,7 +14,15 @@ export interface StatementCounter {
   close(): Promise<void>;
 }
 
-export async function countStatements(databaseUrl: string): Promise<StatementCounter> {
+/** The text of a Parse ('P': a name, then the query) or a simple Query ('Q') message. */
+function queryText(message: Buffer): string {
+  const body = message.subarray(5);
+  if (message[0] === 0x51) return body.toString('utf8', 0, Math.max(0, body.indexOf(0)));
+  const afterName = body.indexOf(0) + 1;
+  return body.toString('utf8', afterName, body.indexOf(0, afterName));
+}
+
+export async function countStatements(databaseUrl: string, leaveOut: readonly RegExp[] = []): Promise<StatementCounter> {
   const target = new URL(databaseUrl);
   let statements = 0;
   const sockets = new Set<Socket>();
@@ -28,6 +38,7 @@ export async function countStatements(databaseUrl: string): Promise<StatementCou
     upstream.pipe(client);
     let buffered = Buffer.alloc(0);
     let started = false;
+    let text = '';
     client.on('data', (chunk: Buffer) => {
       upstream.write(chunk);
       buffered = Buffer.concat([buffered, chunk]);
@@ -36,7 +47,11 @@ export async function countStatements(databaseUrl: string): Promise<StatementCou
         if (buffered.length < header) break;
         const length = started ? buffered.readInt32BE(1) + 1 : buffered.readInt32BE(0);
         if (buffered.length < length) break;
-        if (started && (buffered[0] === 0x53 || buffered[0] === 0x51)) statements++; // 'S' Sync, 'Q' Query
+        if (started && (buffered[0] === 0x50 || buffered[0] === 0x51)) text = queryText(buffered.subarray(0, length));
+        // 'S' Sync, 'Q' Query
+        if (started && (buffered[0] === 0x53 || buffered[0] === 0x51) && !leaveOut.some((pattern) => pattern.test(text))) {
+          statements++;
+        }
         buffered = buffered.subarray(length);
         started = true;
       }

@@ -1,6 +1,6 @@
 // The endpoints' events as the servers deliver them (webhookStore.ts's EventDeliveryStore): each claim and
-// each settlement one IMMEDIATE transaction, which the file's one writer serializes, so two processes never
-// hold one endpoint. Here xact is always 0: seq alone is the commit order.
+// each settlement a write of the group commit (groupCommit.ts), which the file's one writer serializes, so
+// two processes never hold one endpoint. Here xact is always 0: seq alone is the commit order.
 import type Database from 'better-sqlite3';
 import type { EventDeliveryRepository } from '../backend.js';
 import { type ClaimableRow, claimedEndpointOf, type HeadEventRow } from '../webhookRows.js';
@@ -22,7 +22,7 @@ export class EventDelivery implements EventDeliveryRepository {
 
   claimEndpoints({ owner, now, leaseUntil, limit }: EndpointClaim) {
     const { claimable, replayHead, nextHead, lease } = this.#statements;
-    return this.#connection.immediate(() =>
+    return this.#connection.groupCommit.run(() =>
       claimable.all({ now, limit }).flatMap((row) => {
         // There is one: the claim's own transaction found it.
         const head = replayHead.get(row.seq) ?? nextHead.get(row);
@@ -36,7 +36,7 @@ export class EventDelivery implements EventDeliveryRepository {
   settleEndpoint(owner: string, settlement: EventSettlement) {
     const { held, insertAttempt, passReplay, passEvent, settle } = this.#statements;
     const { endpointSeq, event, attempt } = settlement;
-    this.#connection.immediate(() => {
+    return this.#connection.groupCommit.run(() => {
       if (held.get(endpointSeq, owner) === undefined) return;
       if (attempt) {
         insertAttempt.run({
@@ -74,7 +74,7 @@ export class EventDelivery implements EventDeliveryRepository {
 
   deleteEventsBefore(before: string, limit: number) {
     const { oldEvents, deleteEvent, deleteReplaysOf, oldAttempts } = this.#statements;
-    return this.#connection.immediate(() => {
+    return this.#connection.groupCommit.run(() => {
       const events = oldEvents.all(before, limit) as number[];
       for (const seq of events) {
         deleteReplaysOf.run(seq);

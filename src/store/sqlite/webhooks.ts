@@ -1,5 +1,6 @@
-// The accounts' webhook endpoints, their attempts and replays. Each write is a transaction of its own (an
-// endpoint is managed rarely: nothing to gain from sharing a turn's); the events are the triggers' (migration 10).
+// The accounts' webhook endpoints, their attempts and replays. Each write goes through the group commit, as
+// every write a server makes: waiting for another process's lock between turns of the event loop, never in
+// SQLite's busy handler, which would stall the thread. The events are the triggers' (migration 10).
 import type Database from 'better-sqlite3';
 import type { WebhookRepository } from '../backend.js';
 import { type AttemptRow, deliveryOf, type EndpointRow, endpointOf, pageOf } from '../webhookRows.js';
@@ -25,7 +26,7 @@ export class Webhooks implements WebhookRepository {
 
   createEndpoint(accountId: number, endpoint: NewWebhookEndpoint, max: number) {
     const { count, insert, find } = this.#statements;
-    return this.#connection.immediate(() => {
+    return this.#connection.groupCommit.run(() => {
       if ((count.get(accountId) as number) >= max) return 'too_many' as const;
       insert.run({
         id: endpoint.id,
@@ -51,7 +52,7 @@ export class Webhooks implements WebhookRepository {
 
   updateEndpoint(accountId: number, endpointId: string, change: WebhookEndpointChange, at: string) {
     const { update, find } = this.#statements;
-    return this.#connection.immediate(() => {
+    return this.#connection.groupCommit.run(() => {
       const { changes } = update.run({
         account_id: accountId,
         id: endpointId,
@@ -67,12 +68,12 @@ export class Webhooks implements WebhookRepository {
   }
 
   deleteEndpoint(accountId: number, endpointId: string) {
-    return this.#connection.immediate(() => this.#statements.delete.run(accountId, endpointId).changes > 0);
+    return this.#connection.groupCommit.run(() => this.#statements.delete.run(accountId, endpointId).changes > 0);
   }
 
   rotateSecret(accountId: number, endpointId: string, { secret, at, previousExpiresAt }: SecretRotation) {
     const { rotate } = this.#statements;
-    return this.#connection.immediate(
+    return this.#connection.groupCommit.run(
       () => rotate.run({ account_id: accountId, id: endpointId, secret, at, previous_expires_at: previousExpiresAt }).changes > 0,
     );
   }
@@ -89,7 +90,7 @@ export class Webhooks implements WebhookRepository {
 
   replayEvents(accountId: number, endpointId: string, { since, until, limit, at }: ReplayRange) {
     const { endpointSeq, replayable, queueReplay } = this.#statements;
-    return this.#connection.immediate(() => {
+    return this.#connection.groupCommit.run(() => {
       const seq = endpointSeq.get(accountId, endpointId) as number | undefined;
       if (seq === undefined) return undefined;
       const events = replayable.all({ endpoint_seq: seq, since, until, limit: limit + 1 });
@@ -102,7 +103,7 @@ export class Webhooks implements WebhookRepository {
 
   recordAttempt(attempt: RecordedAttempt) {
     const { insertAttempt, anyEndpointSeq } = this.#statements;
-    this.#connection.immediate(() => {
+    return this.#connection.groupCommit.run(() => {
       insertAttempt.run({
         endpoint_seq: anyEndpointSeq.get(attempt.endpointId),
         event_id: attempt.eventId,
