@@ -15,7 +15,6 @@ import type { Attempt, WebhookSender } from './endpoint.js';
 import { type EventPolicy, givenUpBeforeSending, settlementAfter } from './eventPolicy.js';
 import type { DeliveryLog, EventDeliveryObserver } from './ports.js';
 import { parseSecret } from './signature.js';
-import { Slots } from './slots.js';
 
 /** How often the endpoints are looked at without a run ending. */
 export const POLL_MS = 1_000;
@@ -42,7 +41,6 @@ export class EventDispatcher {
   readonly #options: Required<EventDispatcherOptions>;
   readonly #owner = randomUUID();
   readonly #leaseMs: number;
-  readonly #slots = new Slots(CLAIM_LIMIT);
   readonly #runs = new Set<Promise<void>>();
   #claiming: Promise<void> | undefined;
   #again = false;
@@ -114,15 +112,9 @@ export class EventDispatcher {
     this.#runs.add(run);
   }
 
+  /** At most CLAIM_LIMIT at once: a claim asks for no more endpoints than runs are free. */
   async #deliver(endpoint: ClaimedEndpoint): Promise<void> {
-    const release = await this.#slots.acquire();
-    let settlement: EventSettlement;
-    try {
-      settlement = await this.#attempt(endpoint);
-    } finally {
-      release();
-    }
-    await this.#record(endpoint, settlement);
+    await this.#record(endpoint, await this.#attempt(endpoint));
   }
 
   async #attempt(endpoint: ClaimedEndpoint): Promise<EventSettlement> {

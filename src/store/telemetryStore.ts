@@ -1,6 +1,7 @@
 // The seam's part for the telemetry: the counts the metrics read, and the calls to deprecated operations.
 import type { MessageStatus } from './messageStore.js';
 import type { OrderStatus } from './vocabulary.js';
+import type { EventCounts } from './webhookStore.js';
 
 /** Calls of one deprecated operation by one account: when they started and stopped, and how many. */
 export interface DeprecatedCalls {
@@ -13,26 +14,14 @@ export interface DeprecatedCalls {
 
 export type DeprecatedCallListing = Omit<DeprecatedCalls, 'accountId'> & { account: string };
 
-export type EndpointStatus = 'enabled' | 'disabled';
-export const ENDPOINT_STATUSES = ['enabled', 'disabled'] as const satisfies readonly EndpointStatus[];
-
-export interface PendingEvents {
-  count: number;
-  oldestAt?: string;
-}
-
-/** What the metrics read at scrape time, and the calls to deprecated operations. */
-export interface TelemetryStore {
+/** What the metrics read at scrape time (the endpoints' counts among them), and the calls to deprecated operations. */
+export interface TelemetryStore extends EventCounts {
   countOrdersByStatus(): Promise<Record<OrderStatus, number>>;
   /** Messages waiting in the queue (status `queued`). */
   countQueuedMessages(): Promise<number>;
   countMessagesByStatus(): Promise<Record<MessageStatus, number>>;
   /** When the oldest message still queued was accepted; undefined when none is. */
   oldestQueuedAt(): Promise<string | undefined>;
-  /** The accounts' webhook endpoints by status. */
-  countEndpointsByStatus(): Promise<Record<EndpointStatus, number>>;
-  /** Events still to send to an enabled endpoint (one per endpoint and event), and when the oldest happened. */
-  pendingEvents(): Promise<PendingEvents>;
   /** Adds the calls to those already recorded, all in one transaction. */
   recordDeprecatedCalls(calls: readonly DeprecatedCalls[]): Promise<void>;
 }

@@ -174,8 +174,21 @@ export interface EventDeliveryStore {
   deleteEventsBefore(before: string, limit: number): Promise<number>;
 }
 
+export type EndpointStatus = WebhookEndpoint['status'];
+/** Every status, in the contract's order; one the contract gains and this list lacks fails `tsc`. */
+export const ENDPOINT_STATUSES = ['enabled', 'disabled'] as const satisfies readonly EndpointStatus[];
+type UnlistedStatus = Exclude<EndpointStatus, (typeof ENDPOINT_STATUSES)[number]>;
+export const EVERY_ENDPOINT_STATUS_LISTED: UnlistedStatus extends never ? true : never = true;
+
+export interface PendingEvents {
+  count: number;
+  oldestAt?: string;
+}
+
 /** What the metrics read of the endpoints (telemetryStore.ts gives it on). */
 export interface EventCounts {
-  countEndpointsByStatus(): Promise<Record<'enabled' | 'disabled', number>>;
-  pendingEvents(): Promise<{ count: number; oldestAt?: string }>;
+  /** The accounts' webhook endpoints by status. */
+  countEndpointsByStatus(): Promise<Record<EndpointStatus, number>>;
+  /** Events still to send to an enabled endpoint (one per endpoint and event), and when the oldest happened. */
+  pendingEvents(): Promise<PendingEvents>;
 }
