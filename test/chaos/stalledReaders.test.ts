@@ -37,7 +37,7 @@ beforeAll(async () => {
   // Default settings, but for the quotas (off, as in the report): the writes below would exceed a key's.
   server = await spawnServer({ DATABASE_URL: dbPath, LOG_LEVEL: 'warn' }, { init: false });
   pid = server.child.pid as number;
-}, 60_000);
+});
 
 afterAll(async () => {
   server?.child.kill('SIGKILL');

@@ -276,5 +276,5 @@ describe('under a supervisor', () => {
     ['the Dockerfile', 2, 'docker'],
   ] as const)('%s with WORKERS=%i: the stop signal answers the request in flight and leaves nothing behind', async (_name, workers, kind) => {
     await superviseAndStop(kind === 'systemd' ? systemdUnit() : dockerImage(folder), workers);
-  }, 60_000);
+  });
 });
