@@ -1,0 +1,61 @@
+// W3C Trace Context, level 1 (https://www.w3.org/TR/trace-context/): the `traceparent` a request brings is
+// continued when it is valid, and ignored when it is not (never a 400: a trace id ties logs together, it is
+// trusted for nothing), in which case a new trace begins. Each request is a span of its own in that trace.
+// `tracestate` is kept only beside a valid `traceparent`, as the specification asks.
+import { randomBytes } from 'node:crypto';
+
+export interface TraceContext {
+  /** 32 lowercase hex digits, not all zero. */
+  traceId: string;
+  /** This server's span for the request: 16 lowercase hex digits, not all zero. */
+  spanId: string;
+  /** The caller's span, when a valid `traceparent` named one. */
+  parentSpanId?: string;
+  /** The trace flags, as the caller sent them (its sampling decision), or `01` for a new trace. */
+  flags: string;
+  tracestate?: string;
+}
+
+/** The specification's bounds on `tracestate`: 32 list members, and what a vendor must propagate (512). */
+const TRACESTATE_MAX_LENGTH = 512;
+
+/** version-traceid-parentid-flags, each lowercase hex; a later version may add fields after a dash. */
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+
+/** The caller's trace, if `header` is a valid `traceparent` (a repeated field is not). */
+export function parseTraceparent(header: string | string[] | undefined): Omit<TraceContext, 'spanId'> | undefined {
+  if (typeof header !== 'string') return undefined;
+  const fields = TRACEPARENT.exec(header);
+  if (!fields) return undefined;
+  const [, version, traceId, parentSpanId, flags, rest] = fields as unknown as [string, string, string, string, string, string?];
+  // `ff` is no version; version 00 has exactly these four fields; a later one may have more after a dash.
+  if (version === 'ff' || (version === '00' && rest !== undefined)) return undefined;
+  if (/^0+$/.test(traceId) || /^0+$/.test(parentSpanId)) return undefined;
+  return { traceId, parentSpanId, flags };
+}
+
+/** The request's trace context: the caller's trace continued, or a new one, with a span of this server's. */
+export function traceContextOf(
+  traceparent: string | string[] | undefined,
+  tracestate: string | string[] | undefined,
+  random: (bytes: number) => Buffer = randomBytes,
+): TraceContext {
+  const spanId = nonZeroHex(8, random);
+  const caller = parseTraceparent(traceparent);
+  if (!caller) return { traceId: nonZeroHex(16, random), spanId, flags: '01' };
+  const state = Array.isArray(tracestate) ? tracestate.join(',') : tracestate;
+  const kept = state !== undefined && state.length <= TRACESTATE_MAX_LENGTH ? state : undefined;
+  return { ...caller, spanId, ...(kept !== undefined && { tracestate: kept }) };
+}
+
+/** The `traceparent` of a request made within `context` (a delivery): its trace, its span as the parent. */
+export function traceparentOf({ traceId, spanId, flags }: Pick<TraceContext, 'traceId' | 'spanId' | 'flags'>): string {
+  return `00-${traceId}-${spanId}-${flags}`;
+}
+
+function nonZeroHex(bytes: number, random: (bytes: number) => Buffer): string {
+  for (;;) {
+    const id = random(bytes).toString('hex');
+    if (!/^0+$/.test(id)) return id;
+  }
+}
