@@ -37,7 +37,7 @@ import type { QuotaStore } from './store/quotas.js';
 import type { Store } from './store/store.js';
 import { instrument } from './telemetry/instrument.js';
 import { createMetrics } from './telemetry/metrics.js';
-import { withLazyRequestLogs } from './telemetry/requestLog.js';
+import { lazyRequestLogs } from './telemetry/requestLog.js';
 import { RequestLines } from './telemetry/requestLine.js';
 import { timedStore } from './telemetry/timedStore.js';
 
@@ -74,7 +74,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const beforeRouting = answersBeforeRouting(contracts, now, (request, reply) =>
     requestLines.requestCompleted(null, request, reply),
   );
-  const requestLogging = { withRequestLogs: withLazyRequestLogs, logController: requestLines };
+  const requestLogging = { childLoggerFactory: lazyRequestLogs, logController: requestLines };
   const app = Fastify(serverOptions({ ...options, http }, beforeRouting, requestLogging));
   superviseConnections(app.server, http, () =>
     app.log.warn('nothing moved on a connection with a request in flight for the idle timeout: it is closed'),

@@ -1,5 +1,5 @@
 // Fixed-width base62 text for random identifiers: no `-` or `_`, so a double-click selects the whole token.
-import { randomBytes } from 'node:crypto';
+import { pooledRandomBytes } from './pooledRandom.js';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -28,21 +28,9 @@ function bigDigits(bytes: Uint8Array): string {
   return text;
 }
 
-/** Random bytes are drawn from the system 4 KiB at a time: one call per id costs more than the id. */
-const pool = { bytes: Buffer.alloc(0), used: 0 };
-
-function randomSlice(byteCount: number): Uint8Array {
-  if (pool.used + byteCount > pool.bytes.length) {
-    pool.bytes = randomBytes(Math.max(4096, byteCount));
-    pool.used = 0;
-  }
-  pool.used += byteCount;
-  return pool.bytes.subarray(pool.used - byteCount, pool.used);
-}
-
 /** `byteCount` random bytes as base62; 16 bytes need 22 characters, 24 bytes need 33. */
 export function randomBase62(byteCount: number, width: number): string {
-  return toBase62(randomSlice(byteCount), width);
+  return toBase62(pooledRandomBytes(byteCount), width);
 }
 
 /**
@@ -53,7 +41,7 @@ export function randomBase62(byteCount: number, width: number): string {
 export function randomCharacters(width: number): string {
   let text = '';
   while (text.length < width) {
-    const bytes = randomSlice(width - text.length);
+    const bytes = pooledRandomBytes(width - text.length);
     for (const byte of bytes) if (byte < 248) text += ALPHABET[byte % 62];
   }
   return text;

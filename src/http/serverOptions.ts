@@ -1,8 +1,8 @@
 // Fastify's options for the API's listener: logging with keys redacted, request ids, the HTTP limits, and
 // the Error body for what goes wrong before a request reaches a route.
-import type { FastifyHttpOptions, LogController } from 'fastify';
+import type { FastifyHttpOptions, FastifyServerOptions, LogController } from 'fastify';
 import type { Server } from 'node:http';
-import { type Logger, pino } from 'pino';
+import { pino } from 'pino';
 import type { HttpLimits, LogLevel } from '../config.js';
 import { writeClientError } from '../serving/errors.js';
 import { requestIdFor } from '../serving/requestId.js';
@@ -11,8 +11,8 @@ import { serializeRequest } from './logRedaction.js';
 
 /** How each request logs (the composition root gives telemetry's). */
 export interface RequestLogging {
-  /** The listener's logger, given the one made here: it makes each request's logger. */
-  withRequestLogs: (logger: Logger) => Logger;
+  /** Makes each request's logger from the listener's. */
+  childLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']>;
   /** Writes the lines Fastify writes for every request, such as the one of an answered request. */
   logController: LogController;
 }
@@ -30,20 +30,19 @@ export function serverOptions(
   requestLogging: RequestLogging,
 ): FastifyHttpOptions<Server> {
   return {
-    loggerInstance: requestLogging.withRequestLogs(
-      pino(
-        {
-          level: logLevel ?? 'info',
-          serializers: { req: serializeRequest },
-          // Fastify's request serializer logs no headers; this keeps it so if serializers ever change.
-          redact: {
-            paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
-            censor: '[redacted]',
-          },
+    loggerInstance: pino(
+      {
+        level: logLevel ?? 'info',
+        serializers: { req: serializeRequest },
+        // Fastify's request serializer logs no headers; this keeps it so if serializers ever change.
+        redact: {
+          paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
+          censor: '[redacted]',
         },
-        logStream,
-      ),
+      },
+      logStream,
     ),
+    childLoggerFactory: requestLogging.childLoggerFactory,
     logController: requestLogging.logController,
     genReqId: (request) => requestIdFor(request.headers['x-request-id']),
     // As long as Node's own header limit, so an over-long id reaches validation (400) rather than

@@ -3,6 +3,7 @@
 // key, the raw URL or a path parameter: the route is the template the request matched.
 import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { errorCodeOf } from '../serving/reply.js';
+import { requestTrace } from './traceContext.js';
 
 /** Fastify's `/v1/store/orders/:orderId`, written as the contract writes it: `/v1/store/orders/{orderId}`. */
 export function routeTemplate(url: string): string {
@@ -40,8 +41,11 @@ export class RequestLines extends LogController {
   #fields(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> {
     const { config } = request.routeOptions;
     const { principal } = request;
+    const { traceId, spanId } = requestTrace(request.raw);
     return {
       reqId: request.id,
+      traceId,
+      spanId,
       method: request.method,
       route: this.#route(config),
       apiVersion: config.apiVersion,

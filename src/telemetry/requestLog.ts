@@ -1,7 +1,10 @@
 // Each request's logger. Fastify gives every request a pino child logger that stamps its lines with the
 // request id; most requests write no line at the configured level, so here the child is made on the
-// request's first line that is written, not for every request. The lines are the child's own either way.
-import type { FastifyBaseLogger } from 'fastify';
+// request's first line that is written, not for every request. The lines are the child's own either way,
+// and carry the request's trace (traceId, spanId), made then too.
+import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { requestTrace, traceFields } from './traceContext.js';
 
 type Bindings = Parameters<FastifyBaseLogger['child']>[0];
 type ChildOptions = Parameters<FastifyBaseLogger['child']>[1];
@@ -14,19 +17,16 @@ interface ParentLog extends FastifyBaseLogger {
   isLevelEnabled?(level: string): boolean;
 }
 
-/** pino's own `child`, called on the logger whose child it makes. */
-type MakeChild = (this: ParentLog, bindings: Bindings, options?: ChildOptions) => FastifyBaseLogger;
-
 class RequestLog implements FastifyBaseLogger {
   readonly #parent: ParentLog;
   readonly #bindings: Bindings;
-  readonly #makeChild: MakeChild;
+  readonly #request: IncomingMessage;
   #child: FastifyBaseLogger | undefined;
 
-  constructor(parent: ParentLog, bindings: Bindings, makeChild: MakeChild) {
+  constructor(parent: ParentLog, bindings: Bindings, request: IncomingMessage) {
     this.#parent = parent;
     this.#bindings = bindings;
-    this.#makeChild = makeChild;
+    this.#request = request;
   }
 
   get level(): string {
@@ -69,24 +69,17 @@ class RequestLog implements FastifyBaseLogger {
   }
 
   #made(): FastifyBaseLogger {
-    this.#child ??= this.#makeChild.call(this.#parent, this.#bindings);
+    this.#child ??= this.#parent.child({ ...this.#bindings, ...traceFields(requestTrace(this.#request)) });
     return this.#child;
   }
 }
 
 /**
- * `logger`, whose children are made so, unless made with a level or serializers of their own: given to
- * Fastify as its logger instance, it makes the logger of each request. (Fastify would also take a factory
- * of request loggers, `childLoggerFactory`, but then checks each request's logger for its methods.) The
- * children of pino's loggers inherit from their parent, this `child` included.
+ * Fastify's factory of request loggers: each request's is made so, unless the route gives it a level or
+ * serializers of its own (then pino's child at once, with the trace all the same).
  */
-export function withLazyRequestLogs<Log extends ParentLog>(logger: Log): Log {
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- always called on a logger, below.
-  const makeChild: MakeChild = logger.child;
-  const child: MakeChild = function (bindings, options) {
-    return options?.level !== undefined || options?.serializers !== undefined
-      ? makeChild.call(this, bindings, options)
-      : new RequestLog(this, bindings, makeChild);
-  };
-  return Object.assign(logger, { child });
-}
+export const lazyRequestLogs: NonNullable<FastifyServerOptions['childLoggerFactory']> = function (logger, bindings, options, request) {
+  return options.level !== undefined || options.serializers !== undefined
+    ? logger.child({ ...bindings, ...traceFields(requestTrace(request)) }, options)
+    : new RequestLog(logger, bindings, request);
+};

@@ -2,7 +2,8 @@
 // continued when it is valid, and ignored when it is not (never a 400: a trace id ties logs together, it is
 // trusted for nothing), in which case a new trace begins. Each request is a span of its own in that trace.
 // `tracestate` is kept only beside a valid `traceparent`, as the specification asks.
-import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { pooledRandomBytes } from '../pooledRandom.js';
 
 export interface TraceContext {
   /** 32 lowercase hex digits, not all zero. */
@@ -38,7 +39,7 @@ export function parseTraceparent(header: string | string[] | undefined): Omit<Tr
 export function traceContextOf(
   traceparent: string | string[] | undefined,
   tracestate: string | string[] | undefined,
-  random: (bytes: number) => Buffer = randomBytes,
+  random: (bytes: number) => Buffer = pooledRandomBytes,
 ): TraceContext {
   const spanId = nonZeroHex(8, random);
   const caller = parseTraceparent(traceparent);
@@ -51,6 +52,31 @@ export function traceContextOf(
 /** The `traceparent` of a request made within `context` (a delivery): its trace, its span as the parent. */
 export function traceparentOf({ traceId, spanId, flags }: Pick<TraceContext, 'traceId' | 'spanId' | 'flags'>): string {
   return `00-${traceId}-${spanId}-${flags}`;
+}
+
+/**
+ * A span of the trace whose span is `traceparent` (stored with a message or an event: the request, or the
+ * attempt, that caused it), for work done later on its behalf; a new trace when there is none.
+ */
+export function childSpanOf(traceparent: string | null | undefined): TraceContext {
+  return traceContextOf(traceparent ?? undefined, undefined);
+}
+
+const REQUEST_TRACES = new WeakMap<IncomingMessage, TraceContext>();
+
+/** The trace context of a request, made when first asked for: the same for every line and write of it. */
+export function requestTrace(request: IncomingMessage): TraceContext {
+  let context = REQUEST_TRACES.get(request);
+  if (context === undefined) {
+    const { traceparent, tracestate } = request.headers;
+    REQUEST_TRACES.set(request, (context = traceContextOf(traceparent, tracestate)));
+  }
+  return context;
+}
+
+/** What a log line says of its trace. */
+export function traceFields({ traceId, spanId }: TraceContext): { traceId: string; spanId: string } {
+  return { traceId, spanId };
 }
 
 function nonZeroHex(bytes: number, random: (bytes: number) => Buffer): string {

@@ -86,9 +86,9 @@ describe('the log format', () => {
       expect(time.getTime()).toBeGreaterThanOrEqual(before);
       expect(time.getTime()).toBeLessThanOrEqual(Date.now());
     }
-    expect(lines).toContainEqual(expect.stringMatching(/ DEBUG incoming request GET \/healthz reqId=trace-7$/));
+    expect(lines).toContainEqual(expect.stringMatching(/ DEBUG incoming request GET \/healthz reqId=trace-7 traceId=[0-9a-f]{32} spanId=[0-9a-f]{16}$/));
     expect(lines).toContainEqual(
-      expect.stringMatching(/ INFO {2}request completed GET \/healthz status=200 duration=\d+\.\dms reqId=trace-7$/),
+      expect.stringMatching(/ INFO {2}request completed GET \/healthz status=200 duration=\d+\.\dms reqId=trace-7 traceId=[0-9a-f]{32} spanId=[0-9a-f]{16}$/),
     );
     expect(lines).toContainEqual(expect.stringMatching(/ INFO {2}stopping: no new connections.* signal=SIGTERM$/));
   });

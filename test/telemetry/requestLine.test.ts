@@ -41,6 +41,9 @@ async function send(server: ServerProcess, id: string, path: string, init: Reque
 const completed = (server: ServerProcess, id: string) =>
   jsonLines(server.output.stdout).filter((line) => line.reqId === id && line.msg === 'request completed');
 
+/** The trace of a client's `traceparent`. */
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+
 /** Every 8-character piece of a key: none may be logged. */
 const piecesOf = (key: string) => Array.from({ length: key.length - 7 }, (_, i) => key.slice(i, i + 8));
 
@@ -49,10 +52,13 @@ describe('the request line, at LOG_LEVEL=info', () => {
     // Windows are fixed on the clock: the longest one (2001-09-09 to 2033-05-18) cannot end between two requests.
     const { server, key } = await start({ RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: '999999999' });
     const auth = { Authorization: `Bearer ${key}` };
-    expect(await send(server, 'ok-1', '/v1/store/orders', { headers: auth })).toBe(200);
+    const traceparent = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
+    expect(await send(server, 'ok-1', '/v1/store/orders', { headers: { ...auth, traceparent } })).toBe(200);
     expect(await send(server, 'no-key', '/v1/store/orders')).toBe(401);
     expect(await send(server, 'gone-order', '/v1/store/orders/987654', { method: 'DELETE', headers: auth })).toBe(404);
-    expect(await send(server, 'v2-list', '/v2/store/orders?limit=5', { headers: auth })).toBe(200);
+    // An invalid traceparent (upper case) is ignored, never refused: the request begins a trace of its own.
+    const invalid = traceparent.toUpperCase();
+    expect(await send(server, 'v2-list', '/v2/store/orders?limit=5', { headers: { ...auth, traceparent: invalid } })).toBe(200);
     expect(await send(server, 'over-quota', '/v1/store/orders', { headers: auth })).toBe(429);
     expect(await send(server, 'no-path', '/v1/no/such/path/4242')).toBe(404);
 
@@ -63,6 +69,8 @@ describe('the request line, at LOG_LEVEL=info', () => {
       pid: server.child.pid,
       hostname: expect.any(String),
       reqId: 'ok-1',
+      traceId: TRACE_ID,
+      spanId: expect.stringMatching(/^[0-9a-f]{16}$/),
       method: 'GET',
       route: '/v1/store/orders',
       apiVersion: 'v1',
@@ -73,6 +81,9 @@ describe('the request line, at LOG_LEVEL=info', () => {
       responseTime: expect.any(Number),
       msg: 'request completed',
     });
+    const [v2] = completed(server, 'v2-list');
+    expect(v2?.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(v2?.traceId).not.toBe(TRACE_ID);
     expect(completed(server, 'no-key')).toEqual([
       expect.objectContaining({ route: '/v1/store/orders', res: { statusCode: 401 }, code: 'unauthorized' }),
     ]);
