@@ -3,7 +3,7 @@
 // key, the raw URL or a path parameter: the route is the template the request matched.
 import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { errorCodeOf } from '../serving/reply.js';
-import { requestTrace } from './traceContext.js';
+import { requestTrace } from '../traceContext.js';
 
 /** Fastify's `/v1/store/orders/:orderId`, written as the contract writes it: `/v1/store/orders/{orderId}`. */
 export function routeTemplate(url: string): string {

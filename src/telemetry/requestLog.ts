@@ -4,7 +4,7 @@
 // and carry the request's trace (traceId, spanId), made then too.
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import { requestTrace, traceFields } from './traceContext.js';
+import { requestTrace, traceFields } from '../traceContext.js';
 
 type Bindings = Parameters<FastifyBaseLogger['child']>[0];
 type ChildOptions = Parameters<FastifyBaseLogger['child']>[1];

@@ -3,7 +3,7 @@
 // trusted for nothing), in which case a new trace begins. Each request is a span of its own in that trace.
 // `tracestate` is kept only beside a valid `traceparent`, as the specification asks.
 import type { IncomingMessage } from 'node:http';
-import { pooledRandomBytes } from '../pooledRandom.js';
+import { pooledRandomBytes } from './pooledRandom.js';
 
 export interface TraceContext {
   /** 32 lowercase hex digits, not all zero. */
@@ -12,7 +12,7 @@ export interface TraceContext {
   spanId: string;
   /** The caller's span, when a valid `traceparent` named one. */
   parentSpanId?: string;
-  /** The trace flags, as the caller sent them (its sampling decision), or `01` for a new trace. */
+  /** The trace flags: the caller's sampled flag (its sampling decision), or `01` for a new trace. */
   flags: string;
   tracestate?: string;
 }
@@ -32,7 +32,8 @@ export function parseTraceparent(header: string | string[] | undefined): Omit<Tr
   // `ff` is no version; version 00 has exactly these four fields; a later one may have more after a dash.
   if (version === 'ff' || (version === '00' && rest !== undefined)) return undefined;
   if (/^0+$/.test(traceId) || /^0+$/.test(parentSpanId)) return undefined;
-  return { traceId, parentSpanId, flags };
+  // Level 1 defines one flag, sampled; the others are passed on as 0.
+  return { traceId, parentSpanId, flags: (parseInt(flags, 16) & 1) === 1 ? '01' : '00' };
 }
 
 /** The request's trace context: the caller's trace continued, or a new one, with a span of this server's. */
@@ -74,8 +75,10 @@ export function requestTrace(request: IncomingMessage): TraceContext {
   return context;
 }
 
+export type TraceFields = Pick<TraceContext, 'traceId' | 'spanId'>;
+
 /** What a log line says of its trace. */
-export function traceFields({ traceId, spanId }: TraceContext): { traceId: string; spanId: string } {
+export function traceFields({ traceId, spanId }: TraceContext): TraceFields {
   return { traceId, spanId };
 }
 

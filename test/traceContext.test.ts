@@ -2,7 +2,7 @@
 // is malformed as the specification lists (never an error), and then a new trace; `tracestate` kept only
 // beside a valid one.
 import { describe, expect, it } from 'vitest';
-import { parseTraceparent, traceContextOf, traceparentOf } from '../../src/telemetry/traceContext.js';
+import { parseTraceparent, traceContextOf, traceparentOf } from '../src/traceContext.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';
@@ -12,6 +12,9 @@ describe('traceparent', () => {
   it('continues a valid one: its trace id, its span as the parent, its flags', () => {
     expect(parseTraceparent(VALID)).toEqual({ traceId: TRACE, parentSpanId: PARENT, flags: '01' });
     expect(parseTraceparent(`00-${TRACE}-${PARENT}-00`)).toEqual({ traceId: TRACE, parentSpanId: PARENT, flags: '00' });
+    // Flags level 1 does not define are passed on as 0; sampled is kept.
+    expect(parseTraceparent(`00-${TRACE}-${PARENT}-ff`)?.flags).toBe('01');
+    expect(parseTraceparent(`00-${TRACE}-${PARENT}-02`)?.flags).toBe('00');
     // A later version may add fields after a dash: its first four are read.
     expect(parseTraceparent(`cc-${TRACE}-${PARENT}-01-what-comes-next`)).toEqual({ traceId: TRACE, parentSpanId: PARENT, flags: '01' });
   });
