@@ -1888,6 +1888,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description `v1,` and the base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the secret's key. The specification lets a sender list several signatures separated by spaces; this server sends one. */
                 "webhook-signature": string;
+                /** @description The W3C Trace Context of this attempt: the trace of the request that sent the message (the client's own, continued, or one the server began), and a span of this attempt's, a child of the request's span. A receiver that traces its work continues it, so that the request, the attempt and the receiver's work are one trace. A message queued by a server of an earlier release has no request trace kept: each of its attempts begins a trace of its own. */
+                traceparent: string;
             };
             path?: never;
             cookie?: never;

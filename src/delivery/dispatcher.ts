@@ -5,6 +5,7 @@
 // other processes queued, released or left behind when they stopped.
 import { randomUUID } from 'node:crypto';
 import type { ClaimedMessage, DeliveryStore, Settlement } from '../store/store.js';
+import { childSpanOf, type TraceFields, traceFields, traceparentOf } from '../traceContext.js';
 import type { Attempt, EndpointClient } from './endpoint.js';
 import type { DeliveryLog, DeliveryObserver } from './ports.js';
 import { givenUpBeforeSending, settlementAfter } from './retryPolicy.js';
@@ -160,23 +161,26 @@ export class Dispatcher {
 
   async #attempt(message: ClaimedMessage): Promise<Settlement> {
     const { client, policy, observer, log, random, now } = this.#options;
+    // The attempt is a span of the trace of the request that sent the message, a child of its span.
+    const span = childSpanOf(message.traceparent);
+    const traced = traceFields(span);
     const givenUp = givenUpBeforeSending(message, now(), policy);
     if (givenUp) {
-      log.warn({ messageId: message.id, attempt: message.attempt, failed: true }, 'message delivery given up: no attempt is left');
+      log.warn({ messageId: message.id, attempt: message.attempt, ...traced, failed: true }, 'message delivery given up: no attempt is left');
       return givenUp;
     }
-    const attempt = await client.post(message.id, payloadOf(message), now());
+    const attempt = await client.post(message.id, payloadOf(message), now(), traceparentOf(span));
     observer.attempted(attempt.outcome);
     const at = now();
     const settlement = settlementAfter(message, attempt, at, policy, random);
     if (settlement.outcome === 'delivered') observer.delivered((at.getTime() - Date.parse(message.createdAt)) / 1000);
-    else this.#failedAttempt(message, attempt, settlement);
+    else this.#failedAttempt(message, traced, attempt, settlement);
     return settlement;
   }
 
-  #failedAttempt(message: ClaimedMessage, attempt: Attempt, settlement: Settlement): void {
+  #failedAttempt(message: ClaimedMessage, traced: TraceFields, attempt: Attempt, settlement: Settlement): void {
     const reason = attempt.delivered ? undefined : attempt.reason;
-    const fields = { messageId: message.id, attempt: message.attempt, reason };
+    const fields = { messageId: message.id, attempt: message.attempt, ...traced, reason };
     if (settlement.outcome === 'retry') {
       this.#options.log.warn({ ...fields, retryAt: settlement.dueAt }, 'message delivery failed; it will be tried again');
       this.#wakeAt(Date.parse(settlement.dueAt));

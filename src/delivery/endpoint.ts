@@ -45,8 +45,11 @@ export class WebhookSender {
     this.#agents = { http: new http.Agent(options), https: new https.Agent(options) };
   }
 
-  /** POSTs `body` to `url` as `id`, signed at `at` with each key; settles with what came of it, never rejects. */
-  post(url: URL, keys: readonly Buffer[], id: string, body: string, at: Date): Promise<Attempt> {
+  /**
+   * POSTs `body` to `url` as `id`, signed at `at` with each key, with the attempt's `traceparent` if given;
+   * settles with what came of it, never rejects.
+   */
+  post(url: URL, keys: readonly Buffer[], id: string, body: string, at: Date, traceparent?: string): Promise<Attempt> {
     return new Promise((resolve) => {
       let answered: Attempt | undefined;
       let done = false;
@@ -61,6 +64,7 @@ export class WebhookSender {
         'content-length': String(Buffer.byteLength(body)),
         'user-agent': USER_AGENT,
         ...signedHeaders(keys, id, at, body),
+        ...(traceparent !== undefined && { traceparent }),
       };
       const secure = url.protocol === 'https:';
       const send = secure ? https.request : http.request;
@@ -104,9 +108,12 @@ export class EndpointClient {
     this.#sender = new WebhookSender(timeoutMs, connections);
   }
 
-  /** POSTs `body` as the message `id`, signed at `at`; settles with what came of it, never rejects. */
-  post(id: string, body: string, at: Date): Promise<Attempt> {
-    return this.#sender.post(this.#url, this.#keys, id, body, at);
+  /**
+   * POSTs `body` as the message `id`, signed at `at`, in the attempt's trace; settles with what came of it,
+   * never rejects.
+   */
+  post(id: string, body: string, at: Date, traceparent: string): Promise<Attempt> {
+    return this.#sender.post(this.#url, this.#keys, id, body, at, traceparent);
   }
 
   close(): void {

@@ -9,7 +9,7 @@ import { closeIfStopping } from '../serving/stopping.js';
 
 /** The methods of the contract's operations; GET, HEAD and POST are allowed by Fetch anyway. */
 const ALLOW_METHODS = 'GET, POST, DELETE';
-const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-Id';
+const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-Id, traceparent, tracestate';
 /** The response headers of the contract, and Allow; Fetch lets a page read Content-Type and a few others. */
 const EXPOSE_HEADERS = [
   'ETag',

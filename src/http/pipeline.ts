@@ -14,6 +14,7 @@ import type { Input } from '../contract/types.js';
 import type { StoreParts } from '../operations/handler.js';
 import { answerToFailure } from '../serving/commonAnswers.js';
 import { send } from '../serving/reply.js';
+import { requestTrace, traceparentOf } from '../traceContext.js';
 import { allows } from '../store/store.js';
 import { authenticateRequest, type Caller, keyRefused, type KnownCallers } from './auth.js';
 import { operationBody } from './body.js';
@@ -199,7 +200,8 @@ function runOperation(exchange: Exchange): Awaitable<Answer> {
   const { operation, dependencies } = exchange;
   const { parts, now } = dependencies;
   const principal = callerOf(exchange).principal;
-  const answer = operation.handler(exchange.input as Input<never>, { store: parts[operation.operationId], principal, now });
+  const traceparent = traceparentOf(requestTrace(exchange.request.raw));
+  const answer = operation.handler(exchange.input as Input<never>, { store: parts[operation.operationId], principal, now, traceparent });
   return andThen(answer, (settled) => {
     if (settled.status === 401) {
       // The operation's own: its store call found the key no longer active.

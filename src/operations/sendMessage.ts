@@ -8,11 +8,12 @@ import type { OperationAnswer } from '../contract/types.js';
 import { checksKeyInStore, type SharedHandler } from './handler.js';
 import { type Message, UNAUTHORIZED } from '../store/store.js';
 
-export const sendMessage: SharedHandler<'sendMessage'> = checksKeyInStore(async ({ body, headers }, { store, principal, now }) => {
+export const sendMessage: SharedHandler<'sendMessage'> = checksKeyInStore(async ({ body, headers }, { store, principal, now, traceparent }) => {
   const message = {
     id: newMessageId(),
     message: body.message,
     createdAt: now().toISOString(),
+    traceparent,
   };
   const idempotencyKey = headers?.['Idempotency-Key'];
   if (idempotencyKey === undefined) {

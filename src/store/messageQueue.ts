@@ -64,7 +64,7 @@ export function claimSql({ owner, now, leaseUntil, limit }: MessageClaim, examin
     ORDER BY c.seq LIMIT ${parameter(limit)}
   ) AND status = 'queued' AND (due_at IS NULL OR due_at <= ${parameter(now)})
   RETURNING seq, id, (SELECT a.name FROM accounts a WHERE a.id = messages.account_id) AS account, body AS message,
-    created_at, attempts, last_error`;
+    created_at, attempts, last_error, traceparent`;
 }
 
 /** Named as StoredMessage names them, in arrival order; the body as the backend keeps it. */
@@ -105,19 +105,20 @@ export function toStoredMessage(row: MessageRow & { account: string }): StoredMe
   return stored;
 }
 
-export type ClaimedRow = Omit<MessageRow, 'status' | 'updated_at'> & { seq: number; account: string };
+export type ClaimedRow = Omit<MessageRow, 'status' | 'updated_at'> & { seq: number; account: string; traceparent: string | null };
 
 /** The rows a claim returned, in arrival order. */
 export function toClaimedMessages(rows: readonly ClaimedRow[]): ClaimedMessage[] {
   return [...rows]
     .sort((a, b) => a.seq - b.seq)
-    .map(({ id, account, message, created_at, attempts, last_error }) => ({
+    .map(({ id, account, message, created_at, attempts, last_error, traceparent }) => ({
       id,
       account,
       message,
       createdAt: created_at,
       attempt: attempts,
       ...(last_error !== null && { lastError: last_error }),
+      ...(traceparent !== null && { traceparent }),
     }));
 }
 

@@ -21,6 +21,12 @@ export interface NewMessage {
   id: string;
   message: string;
   createdAt: string;
+  /**
+   * The W3C `traceparent` of the request that sent it (its trace, and the request's span as the parent):
+   * its delivery attempts are spans of that trace. Kept as data, row by row, since one group commit writes
+   * the messages of many requests.
+   */
+  traceparent?: string;
 }
 
 /** A client's retry key for one write, scoped to its account (the Idempotency-Key field). */
@@ -97,6 +103,8 @@ export interface ClaimedMessage {
   /** This attempt's number, from 1: each claim counts one. */
   attempt: number;
   lastError?: string;
+  /** The `traceparent` the message was sent with, if any. */
+  traceparent?: string;
 }
 
 /** What became of a claimed message: each applies only while its claim still holds the message. */

@@ -112,6 +112,7 @@ describe('the message webhook of the OpenAPI 3.1 renditions', () => {
         'webhook-id': delivery.webhookId,
         'webhook-timestamp': delivery.timestamp,
         'webhook-signature': delivery.signature,
+        traceparent: delivery.traceparent ?? '',
       };
       expect(typed).toEqual(delivery.payload);
       expect(fields['webhook-id']).toBe(typed.id);
@@ -125,7 +126,7 @@ describe('the message webhook of the OpenAPI 3.1 renditions', () => {
     expectTypeOf<HeaderFields<WebhooksV2>>().toEqualTypeOf<HeaderFields<WebhooksV1>>();
   });
 
-  it('refuses what the server must not send: a field the contract does not name, a second signature, no id', () => {
+  it('refuses what the server must not send: a field the contract does not name, a second signature, no id, no trace', () => {
     const body: DeliveredMessage = {
       id: 'msg_4fQ7bW1kZr2Xc9dPq0sLmN',
       message: 'Hi',
@@ -137,6 +138,7 @@ describe('the message webhook of the OpenAPI 3.1 renditions', () => {
       'webhook-id': body.id,
       'webhook-timestamp': '1795428930',
       'webhook-signature': 'v1,FHo7LHGLGXo0v3OV7JKNL1XBuNSwaoMfjwEDDKtRZxg=',
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-53995c3f42cd8ad8-01',
     };
     expect(violations('v1', headers, body)).toEqual([]);
     expect(violations('v1', headers, { ...body, key: 'sok_…' })).toEqual([
@@ -145,5 +147,6 @@ describe('the message webhook of the OpenAPI 3.1 renditions', () => {
     const twoSignatures = { ...headers, 'webhook-signature': `${headers['webhook-signature']} v1,abc=` };
     expect(violations('v1', twoSignatures, body)).toEqual([expect.stringMatching(/^webhook-signature: data must match pattern/)]);
     expect(violations('v2', { ...headers, 'webhook-id': undefined }, body)).toEqual(['webhook-id is missing']);
+    expect(violations('v1', { ...headers, traceparent: undefined }, body)).toEqual(['traceparent is missing']);
   });
 });

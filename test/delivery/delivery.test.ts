@@ -126,6 +126,36 @@ describe.each(STORE_BACKENDS)('delivery on $kind', (backend) => {
     expect(output).not.toContain(receiver.secret.slice('whsec_'.length));
   });
 
+  it('sends each attempt as a span of the sending request’s trace, logged with it when it fails', async () => {
+    await start();
+    receiver.answer = ({ attempt }) => (attempt === 1 ? 500 : 204);
+    const key = await newKey('acme');
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const response = await fetch(`${server?.baseUrl}/v1/messages`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${key}`,
+        'Content-Type': 'application/json',
+        'X-Request-Id': 'traced-send',
+        traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+      },
+      body: JSON.stringify({ message: 'traced' }),
+    });
+    expect(response.status).toBe(202);
+    const { id } = (await response.json()) as { id: string };
+    await until(async () => (await statusOf(key, id)) === 'delivered');
+    const lines = logLines(server as ServerProcess);
+    const requestSpan = lines.find(({ reqId, msg }) => reqId === 'traced-send' && msg === 'request completed')?.spanId;
+    expect(requestSpan).toMatch(/^[0-9a-f]{16}$/);
+    // Two attempts, each a span of its own in the request's trace, sampled as the client asked.
+    const spans = receiver.deliveries.map(({ traceparent }) => /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(traceparent ?? ''));
+    expect(spans.map((fields) => fields?.[1])).toEqual([traceId, traceId]);
+    const attemptSpans = spans.map((fields) => fields?.[2]);
+    expect(new Set([...attemptSpans, requestSpan, '00f067aa0ba902b7']).size).toBe(4);
+    const [failure] = lines.filter(({ msg }) => msg.startsWith('message delivery failed'));
+    expect(failure).toMatchObject({ messageId: id, traceId, spanId: attemptSpans[0] });
+  });
+
   it('fails a message the receiver never takes after the attempts allowed, shows it failed, and delivers it once retried', async () => {
     await start();
     receiver.answer = () => 503;
@@ -178,6 +208,9 @@ describe.each(STORE_BACKENDS)('delivery on $kind', (backend) => {
 
 interface LogLine {
   msg: string;
+  reqId?: string;
+  traceId?: string;
+  spanId?: string;
   messageId?: string;
   attempt?: number;
   reason?: string;

@@ -42,6 +42,9 @@ async function receiver(answer: (request: IncomingMessage, response: ServerRespo
   return { url, received, server };
 }
 
+/** The attempt's span, in the trace of the request that sent the message. */
+const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+
 function clientFor(url: URL, timeoutMs = 60_000): EndpointClient {
   const client = new EndpointClient({ url, key }, timeoutMs, 4);
   clients.push(client);
@@ -57,29 +60,30 @@ afterEach(async () => {
 });
 
 describe('an attempt', () => {
-  it('POSTs the body as it is, signed as Standard Webhooks says, to the URL with its query; a 2xx delivers it', async () => {
+  it('POSTs the body as it is, signed as Standard Webhooks says, in the attempt’s trace, to the URL with its query; a 2xx delivers it', async () => {
     const { url, received } = await receiver((_, response) => response.writeHead(204).end());
-    expect(await clientFor(url).post('msg_1', body, new Date())).toEqual({ delivered: true, outcome: 'delivered', status: 204 });
+    expect(await clientFor(url).post('msg_1', body, new Date(), TRACEPARENT)).toEqual({ delivered: true, outcome: 'delivered', status: 204 });
     const [request] = received;
     expect(request?.method).toBe('POST');
     expect(request?.body).toBe(body);
     expect(request?.headers['content-type']).toBe('application/json');
     expect(request?.headers['user-agent']).toBe(`store-orders/${VERSION}`);
     expect(request?.headers['webhook-id']).toBe('msg_1');
+    expect(request?.headers.traceparent).toBe(TRACEPARENT);
     const headers = request?.headers as Record<string, string>;
     expect(new Webhook(secret).verify(request?.body as string, headers)).toEqual(JSON.parse(body));
   });
 
   it('fails on any other answer, with its status and nothing of its body', async () => {
     const { url } = await receiver((_, response) => response.writeHead(500).end('database password is hunter2'));
-    const attempt = await clientFor(url).post('msg_1', body, new Date());
+    const attempt = await clientFor(url).post('msg_1', body, new Date(), TRACEPARENT);
     expect(attempt).toEqual({ delivered: false, outcome: 'http_error', reason: 'the endpoint answered HTTP 500', status: 500 });
   });
 
   it('follows no redirect: the place it points to receives nothing', async () => {
     const elsewhere = await receiver((_, response) => response.writeHead(204).end());
     const { url } = await receiver((_, response) => response.writeHead(307, { location: elsewhere.url.href }).end());
-    expect(await clientFor(url).post('msg_1', body, new Date())).toEqual({
+    expect(await clientFor(url).post('msg_1', body, new Date(), TRACEPARENT)).toEqual({
       delivered: false,
       outcome: 'http_error',
       reason: 'the endpoint answered HTTP 307 (redirects are not followed)',
@@ -90,19 +94,19 @@ describe('an attempt', () => {
 
   it('fails when no answer comes within the time-out, or the connection is refused or dropped', async () => {
     const silent = await receiver(() => {});
-    expect(await clientFor(silent.url, 200).post('msg_1', body, new Date())).toEqual({
+    expect(await clientFor(silent.url, 200).post('msg_1', body, new Date(), TRACEPARENT)).toEqual({
       delivered: false,
       outcome: 'timeout',
       reason: 'no answer within 200 ms',
     });
     const closed = new URL(`http://127.0.0.1:${await freePort()}/hooks`);
-    expect(await clientFor(closed).post('msg_1', body, new Date())).toEqual({
+    expect(await clientFor(closed).post('msg_1', body, new Date(), TRACEPARENT)).toEqual({
       delivered: false,
       outcome: 'connection_error',
       reason: 'connection refused',
     });
     const dropping = await receiver((request) => request.socket.destroy());
-    expect(await clientFor(dropping.url).post('msg_1', body, new Date())).toEqual({
+    expect(await clientFor(dropping.url).post('msg_1', body, new Date(), TRACEPARENT)).toEqual({
       delivered: false,
       outcome: 'connection_error',
       reason: 'connection closed before an answer',
@@ -120,7 +124,7 @@ describe('an attempt', () => {
       });
     });
     // The time-out is a hang guard here: only the cut-off after a few kilobytes ends this attempt.
-    expect(await clientFor(url, 600_000).post('msg_1', body, new Date())).toEqual({ delivered: true, outcome: 'delivered', status: 200 });
+    expect(await clientFor(url, 600_000).post('msg_1', body, new Date(), TRACEPARENT)).toEqual({ delivered: true, outcome: 'delivered', status: 200 });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(closedByTheClient).toBe(true);
   });
@@ -129,7 +133,7 @@ describe('an attempt', () => {
     const { url, server } = await receiver((_, response) => response.writeHead(200).end());
     server.keepAliveTimeout = 600_000;
     const closed = new Promise<void>((resolve) => server.on('connection', (socket) => socket.on('close', () => resolve())));
-    expect((await clientFor(url).post('msg_1', body, new Date())).delivered).toBe(true);
+    expect((await clientFor(url).post('msg_1', body, new Date(), TRACEPARENT)).delivered).toBe(true);
     // The receiver keeps it for ten minutes: only the client's idle limit closes it before the test's time-out.
     await closed;
   });
@@ -139,7 +143,7 @@ describe('an attempt', () => {
     let connections = 0;
     server.on('connection', () => connections++);
     const client = clientFor(url);
-    for (let i = 0; i < 3; i++) expect((await client.post(`msg_${i}`, body, new Date())).delivered).toBe(true);
+    for (let i = 0; i < 3; i++) expect((await client.post(`msg_${i}`, body, new Date(), TRACEPARENT)).delivered).toBe(true);
     expect(connections).toBe(1);
   });
 });
@@ -152,6 +156,6 @@ describe("an answer's Retry-After", () => {
     expect(retryAfterMs('Sun, 06 Dec 2026 09:00:00 GMT', at)).toBe(0);
     expect(retryAfterMs('soon', at)).toBeUndefined();
     const { url } = await receiver((_, response) => response.writeHead(503, { 'retry-after': '7' }).end());
-    expect(await clientFor(url).post('msg_1', body, new Date())).toMatchObject({ status: 503, retryAfterMs: 7_000 });
+    expect(await clientFor(url).post('msg_1', body, new Date(), TRACEPARENT)).toMatchObject({ status: 503, retryAfterMs: 7_000 });
   });
 });

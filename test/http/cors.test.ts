@@ -55,7 +55,7 @@ describe('with CORS_ORIGINS, over HTTP', () => {
     expect(corsHeaders(response.headers)).toEqual({
       'access-control-allow-origin': LISTED,
       'access-control-allow-methods': 'GET, POST, DELETE',
-      'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-Id',
+      'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-Id, traceparent, tracestate',
       'access-control-max-age': '7200',
       'access-control-expose-headers': expect.any(String),
     });

@@ -26,6 +26,8 @@ export interface Delivery {
   webhookId: string;
   timestamp: string;
   signature: string;
+  /** The attempt's W3C trace context, if the sender gave one. */
+  traceparent: string | undefined;
   payload: DeliveredMessage;
   /** This delivery's number among those of the same message, from 1. */
   attempt: number;
@@ -101,6 +103,7 @@ function take(
     webhookId: headers['webhook-id'],
     timestamp: headers['webhook-timestamp'] as string,
     signature: headers['webhook-signature'] as string,
+    traceparent: headers.traceparent,
     payload,
     attempt,
     body,

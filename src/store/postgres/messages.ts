@@ -27,6 +27,7 @@ interface QueuedRow {
   id: string;
   body: Buffer;
   createdAt: string;
+  traceparent: string | null;
 }
 
 /** A row as read: the body is its UTF-8 bytes (migration 4). */
@@ -62,15 +63,17 @@ export class Messages implements MessageRepository {
   }
 
   /** With the other sends of its turn (groupCommit.ts); the statement checks each sender's key. */
-  async enqueue({ id, message, createdAt }: NewMessage, queued: Message, key: Buffer) {
-    const written = await this.#queued.run({ key, id, body: utf8(message), createdAt });
+  async enqueue({ id, message, createdAt, traceparent }: NewMessage, queued: Message, key: Buffer) {
+    const written = await this.#queued.run({ key, id, body: utf8(message), createdAt, traceparent: traceparent ?? null });
     return written ? queued : UNAUTHORIZED;
   }
 
   /** One CALL: true once written, false if the key is not active, with nothing written (migration 11). */
-  async #queueOne({ key, id, body, createdAt }: QueuedRow): Promise<boolean> {
+  async #queueOne({ key, id, body, createdAt, traceparent }: QueuedRow): Promise<boolean> {
     try {
-      await this.#pool.query(`CALL queue_message_checked($1, $2, $3, $4, $5)`, [key, id, body, createdAt, this.#writeBudgetMs]);
+      await this.#pool.query(`CALL queue_message_checked($1, $2, $3, $4, $5, $6)`, [
+        key, id, body, createdAt, traceparent, this.#writeBudgetMs,
+      ]);
       return true;
     } catch (error) {
       if ((error as { code?: unknown }).code !== KEY_NOT_ACTIVE) throw error;
@@ -78,12 +81,12 @@ export class Messages implements MessageRepository {
     }
   }
 
-  /** One statement for all, in their order; it answers the ids it refused for their key (migration 12). */
+  /** One statement for all, in their order; it answers the ids it refused for their key (migrations 12, 16). */
   async #queueMany(rows: readonly QueuedRow[]): Promise<boolean[]> {
     const column = <Field extends keyof QueuedRow>(field: Field) => rows.map((row) => row[field]);
     const { rows: answered } = await this.#pool.query<{ refused: string[] }>(
-      `SELECT queue_messages_checked($1, $2, $3, $4, $5) AS refused`,
-      [column('key'), column('id'), column('body'), column('createdAt'), this.#writeBudgetMs],
+      `SELECT queue_messages_checked($1, $2, $3, $4, $5, $6) AS refused`,
+      [column('key'), column('id'), column('body'), column('createdAt'), column('traceparent'), this.#writeBudgetMs],
     );
     const refused = new Set(answered[0]?.refused);
     return rows.map(({ id }) => !refused.has(id));
@@ -100,8 +103,11 @@ export class Messages implements MessageRepository {
     const { id, createdAt } = message;
     type Row = { outcome: 'queued' | 'replayed' | 'key_reused' | typeof UNAUTHORIZED; status: number; body: string };
     const { rows } = await this.#pool.query<Row>(
-      `SELECT outcome, status, body FROM enqueue_message_once_for_key($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [callerKey, key, fingerprint, oldestKept, id, utf8(message.message), createdAt, queued.body, this.#writeBudgetMs],
+      `SELECT outcome, status, body FROM enqueue_message_once_for_key($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [
+        callerKey, key, fingerprint, oldestKept, id, utf8(message.message), createdAt, message.traceparent ?? null,
+        queued.body, this.#writeBudgetMs,
+      ],
     );
     const answer = rows[0];
     if (answer?.outcome === 'queued') return { outcome: 'queued', message: queued.message } as const;

@@ -20,6 +20,7 @@ import { groupCommits } from './schema/12-groupCommits.js';
 import { keyScopes } from './schema/13-keyScopes.js';
 import { keyExpiry } from './schema/14-keyExpiry.js';
 import { webhookEndpoints } from './schema/15-webhookEndpoints.js';
+import { traceContext } from './schema/16-traceContext.js';
 
 /** In order: migration N is MIGRATIONS[N - 1]. */
 export const MIGRATIONS: readonly string[] = [
@@ -38,6 +39,7 @@ export const MIGRATIONS: readonly string[] = [
   keyScopes,
   keyExpiry,
   webhookEndpoints,
+  traceContext,
 ];
 
 /**

@@ -30,8 +30,8 @@ export class Messages implements MessageRepository {
     this.#connection = connection;
     this.#accountOfKey = accountOfKey;
     this.#statements = {
-      insert: db.prepare<[string, number, string, string]>(
-        `INSERT INTO messages (id, account_id, body, status, created_at) VALUES (?, ?, ?, 'queued', ?)`,
+      insert: db.prepare<[string, number, string, string, string | null]>(
+        `INSERT INTO messages (id, account_id, body, status, created_at, traceparent) VALUES (?, ?, ?, 'queued', ?, ?)`,
       ),
       countQueued: db.prepare(`SELECT count(*) FROM messages WHERE status = 'queued'`).pluck(),
       // Each count from its own partial index.
@@ -73,12 +73,12 @@ export class Messages implements MessageRepository {
   }
 
   /** The account is the caller's key's, read within the write's transaction. */
-  enqueue({ id, message, createdAt }: NewMessage, queued: Message, key: Buffer) {
+  enqueue({ id, message, createdAt, traceparent }: NewMessage, queued: Message, key: Buffer) {
     const { insert } = this.#statements;
     return this.#connection.groupCommit.run(() => {
       const accountId = this.#accountOfKey(key);
       if (accountId === undefined) return UNAUTHORIZED;
-      insert.run(id, accountId, message, createdAt);
+      insert.run(id, accountId, message, createdAt, traceparent ?? null);
       return queued;
     });
   }
@@ -100,7 +100,7 @@ export class Messages implements MessageRepository {
         return { outcome: 'replayed', status: earlier.status, body: earlier.body } as const;
       }
       if (earlier) this.#statements.forgetKey.run(accountId, key);
-      this.#statements.insert.run(id, accountId, message.message, createdAt);
+      this.#statements.insert.run(id, accountId, message.message, createdAt, message.traceparent ?? null);
       this.#statements.rememberKey.run(accountId, key, fingerprint, 202, queued.body, createdAt);
       return { outcome: 'queued', message: queued.message } as const;
     });

@@ -159,4 +159,9 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
   `,
   webhookEndpoints,
+  // 11: the W3C `traceparent` of the request that sent a message (NULL: none, as for every message sent
+  // before), so that its delivery attempts are spans of that request's trace.
+  `
+  ALTER TABLE messages ADD COLUMN traceparent TEXT;
+  `,
 ];

@@ -53,6 +53,25 @@ onEveryBackend('the $kind store', (t) => {
       expect(again.map(({ id, attempt }) => [id, attempt])).toEqual([['msg_1', 2], ['msg_2', 2], ['msg_3', 1]]);
     });
 
+    it('keeps the traceparent each message was sent with, written one by one, in one turn, or under an Idempotency-Key', async () => {
+      const acme = await newCaller(t.store, 'acme');
+      const traced = (id: string, seconds: number) => ({ ...message(id, at(seconds)), traceparent: `00-${'a'.repeat(31)}${seconds}-${'b'.repeat(16)}-01` });
+      await t.store.messages.enqueueMessage(traced('msg_1', 1), acme);
+      // In one turn: one statement for both (group commit), each row with its own.
+      await Promise.all([t.store.messages.enqueueMessage(traced('msg_2', 2), acme), t.store.messages.enqueueMessage(traced('msg_3', 3), acme)]);
+      const once = { key: 'retry-1', fingerprint: Buffer.alloc(32, 1) };
+      expect((await t.store.messages.enqueueMessageOnce(traced('msg_4', 4), once, acme)).outcome).toBe('queued');
+      await t.store.messages.enqueueMessage(message('msg_5', at(5)), acme);
+      const claimed = await claim(t.store, 'p1', 10);
+      expect(claimed.map(({ id, traceparent }) => [id, traceparent])).toEqual([
+        ['msg_1', `00-${'a'.repeat(31)}1-${'b'.repeat(16)}-01`],
+        ['msg_2', `00-${'a'.repeat(31)}2-${'b'.repeat(16)}-01`],
+        ['msg_3', `00-${'a'.repeat(31)}3-${'b'.repeat(16)}-01`],
+        ['msg_4', `00-${'a'.repeat(31)}4-${'b'.repeat(16)}-01`],
+        ['msg_5', undefined],
+      ]);
+    });
+
     it('holds back an account\'s later messages while an earlier one is claimed, never another account\'s', async () => {
       const acme = await newCaller(t.store, 'acme');
       const globex = await newCaller(t.store, 'globex');
