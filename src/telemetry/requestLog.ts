@@ -76,7 +76,9 @@ class RequestLog implements FastifyBaseLogger {
 
 /**
  * Fastify's factory of request loggers: each request's is made so, unless the route gives it a level or
- * serializers of its own (then pino's child at once, with the trace all the same).
+ * serializers of its own (then pino's child at once, with the trace all the same). The factory, not an
+ * overridden `child`, as it is handed the raw request, whose trace the lines carry (Fastify then checks
+ * each logger it makes for its methods, a check of seven properties).
  */
 export const lazyRequestLogs: NonNullable<FastifyServerOptions['childLoggerFactory']> = function (logger, bindings, options, request) {
   return options.level !== undefined || options.serializers !== undefined
