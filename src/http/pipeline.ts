@@ -200,7 +200,7 @@ function runOperation(exchange: Exchange): Awaitable<Answer> {
   const { operation, dependencies } = exchange;
   const { parts, now } = dependencies;
   const principal = callerOf(exchange).principal;
-  const traceparent = traceparentOf(requestTrace(exchange.request.raw));
+  const traceparent = () => traceparentOf(requestTrace(exchange.request.raw));
   const answer = operation.handler(exchange.input as Input<never>, { store: parts[operation.operationId], principal, now, traceparent });
   return andThen(answer, (settled) => {
     if (settled.status === 401) {

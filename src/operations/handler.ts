@@ -60,8 +60,11 @@ export interface Dependencies<Op extends AnyOperationId = AnyOperationId> {
   store: StoreParts[Op];
   principal: Principal;
   now: () => Date;
-  /** The request's W3C `traceparent` (its trace, its span): what a write it makes keeps of its trace. */
-  traceparent: string;
+  /**
+   * The request's W3C `traceparent` (its trace, its span): what a write it makes keeps of its trace. Made
+   * when asked, by the operations that write it.
+   */
+  traceparent: () => string;
 }
 
 export type Handler<Op extends OperationId<V>, V extends ApiVersion = 'v1'> = (

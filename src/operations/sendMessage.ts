@@ -13,7 +13,7 @@ export const sendMessage: SharedHandler<'sendMessage'> = checksKeyInStore(async 
     id: newMessageId(),
     message: body.message,
     createdAt: now().toISOString(),
-    traceparent,
+    traceparent: traceparent(),
   };
   const idempotencyKey = headers?.['Idempotency-Key'];
   if (idempotencyKey === undefined) {

@@ -69,9 +69,14 @@ class RequestLog implements FastifyBaseLogger {
   }
 
   #made(): FastifyBaseLogger {
-    this.#child ??= this.#parent.child({ ...this.#bindings, ...traceFields(requestTrace(this.#request)) });
+    this.#child ??= this.#parent.child(tracedBindings(this.#bindings, this.#request));
     return this.#child;
   }
+}
+
+/** A request logger's bindings, with the request's trace. */
+function tracedBindings(bindings: Bindings, request: IncomingMessage): Bindings {
+  return { ...bindings, ...traceFields(requestTrace(request)) };
 }
 
 /**
@@ -82,6 +87,6 @@ class RequestLog implements FastifyBaseLogger {
  */
 export const lazyRequestLogs: NonNullable<FastifyServerOptions['childLoggerFactory']> = function (logger, bindings, options, request) {
   return options.level !== undefined || options.serializers !== undefined
-    ? logger.child({ ...bindings, ...traceFields(requestTrace(request)) }, options)
+    ? logger.child(tracedBindings(bindings, request), options)
     : new RequestLog(logger, bindings, request);
 };

@@ -1,11 +1,11 @@
 // The accounts' webhook endpoints, on every backend: registered up to a most, listed a page at a time, read,
 // changed, deleted and given new secrets, each by its own account only; the events written with the changes
 // they report, in the same transaction; the replay of what an endpoint missed; its attempts, newest first.
-import { setTimeout } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { AdminStore, NewWebhookEndpoint, Principal, WebhookEventType } from '../../../src/store/store.js';
 import { type EventDataRow, eventDataOf } from '../../../src/store/webhookRows.js';
 import { newCaller } from '../../support/caller.js';
+import { until } from '../../support/receiver.js';
 import { message, onEveryBackend } from '../../support/storeSuite.js';
 
 const AT = '2026-12-06T09:30:00.000Z';
@@ -40,22 +40,22 @@ onEveryBackend('the $kind store', (t) => {
     t.scratch.rows<EventRow>('SELECT id, type, account_id, data, message, created_at FROM events ORDER BY seq');
   const register = (caller: Principal, id: string, events?: WebhookEventType[]) =>
     t.store.webhooks.createEndpoint(caller.accountId, newEndpoint(id, events), 10);
-  /** The endpoint enabled again after its client disabled it: past every event so far. */
   /**
    * Disabled, then enabled again, past every event written before. On PostgreSQL an endpoint enabled again
    * starts at the oldest transaction still running on the whole server (migration 15), which a writer in
    * another database (a test file beside this one) can hold behind these events: it waits until none is.
    */
   const reenabled = async (caller: Principal, id: string) => {
-    while (t.scratch.kind === 'postgres') {
-      const [horizon] = await t.scratch.rows<{ passed: boolean }>(
-        'SELECT coalesce(pg_snapshot_xmin(pg_current_snapshot()) > max(xact), true) AS passed FROM events',
-      );
-      if (horizon?.passed) break;
-      await setTimeout(20);
-    }
+    if (t.scratch.kind === 'postgres') await until(eventsPassed);
     await t.store.webhooks.updateEndpoint(caller.accountId, id, { status: 'disabled' }, AT);
     await t.store.webhooks.updateEndpoint(caller.accountId, id, { status: 'enabled' }, AT);
+  };
+  /** Whether every event's transaction is older than any still running on the PostgreSQL server. */
+  const eventsPassed = async () => {
+    const [horizon] = await t.scratch.rows<{ passed: boolean }>(
+      'SELECT coalesce(pg_snapshot_xmin(pg_current_snapshot()) > max(xact), true) AS passed FROM events',
+    );
+    return horizon?.passed === true;
   };
   const EVERY_TYPE: WebhookEventType[] = ['order.cancelled', 'order.shipped', 'message.delivered', 'message.failed'];
 
