@@ -7,9 +7,10 @@ import { type ApiVersion, loadContracts, operationsOf } from '../../src/contract
 import { SCOPES, type Scope, type Scopes } from '../../src/store/store.js';
 import { requiredScope } from '../support/document.js';
 import { rawRequest, type RawResponse } from '../support/http.js';
-import { createKey, startServer, type TestServer, useServer } from '../support/server.js';
+import { createKey, startServer, type TestServer, useSharedServer } from '../support/server.js';
 
-const t = useServer();
+// One server for the file: each case makes the records it needs (an order to cancel, an endpoint).
+const t = useSharedServer();
 
 interface Case {
   version: ApiVersion;
