@@ -1,7 +1,7 @@
 // `npm run bench`: the project against its baselines, side by side in one run. Each scenario starts
 // every contender on its own copy of the same database, then alternates their load runs over ROUNDS
 // rounds and prints medians and ratios. BENCH_SECONDS (default 5) and BENCH_ROUNDS (default 3) tune it;
-// BENCH_ONLY=list,write,cold,big,workers,postgres,quota,pages,delivery,crowd picks scenarios (a name that is
+// BENCH_ONLY=list,write,cold,big,workers,postgres,quota,pages,delivery,crowd,traces picks scenarios (a name that is
 // none stops it).
 // BENCH_SMOKE=1 runs every scenario once on small data, one 1-second round at a low request rate, to prove
 // the bench still works at little cost (the test suite runs it); its figures mean nothing. The list and
@@ -25,10 +25,11 @@ import list from './scenarios/list.mjs';
 import pages from './scenarios/pages.mjs';
 import postgres from './scenarios/postgres.mjs';
 import quota from './scenarios/quota.mjs';
+import traces from './scenarios/traces.mjs';
 import workers from './scenarios/workers.mjs';
 import write from './scenarios/write.mjs';
 
-const SCENARIOS = [list, write, cold, big, workers, postgres, quota, pages, delivery, crowd];
+const SCENARIOS = [list, write, cold, big, workers, postgres, quota, pages, delivery, crowd, traces];
 const ONLY = new Set(process.env.BENCH_ONLY?.split(',') ?? SCENARIOS.map(({ name }) => name));
 
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => fail(`stopped by ${signal}`));

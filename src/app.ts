@@ -36,10 +36,12 @@ import { closeConnectionsWhenStopping } from './serving/stopping.js';
 import type { QuotaStore } from './store/quotas.js';
 import type { Store } from './store/store.js';
 import { instrument } from './telemetry/instrument.js';
-import { createMetrics } from './telemetry/metrics.js';
+import { createMetrics, type Metrics } from './telemetry/metrics.js';
 import { lazyRequestLogs } from './telemetry/requestLog.js';
 import { RequestLines } from './telemetry/requestLine.js';
+import { type DatabaseSystem, type SpanExport, startSpanExport } from './telemetry/spanExport.js';
 import { timedStore } from './telemetry/timedStore.js';
+import type { TraceExportSettings } from './traceSettings.js';
 
 export interface AppOptions extends Partial<ListenerOptions> {
   contracts: Contracts;
@@ -65,7 +67,12 @@ export interface AppOptions extends Partial<ListenerOptions> {
   delivery?: DeliverySettings;
   /** The operator's rules for the endpoints accounts register (v2's webhook endpoints); the defaults when absent. */
   webhookEndpoints?: ClientEndpointSettings;
+  /** Spans are exported over OTLP (telemetry/spanExport.ts); not at all, nor the SDK loaded, when absent. */
+  traces?: { settings: TraceExportSettings; system: DatabaseSystem };
 }
+
+/** How long a stopping server waits for its last spans to be sent. */
+const LAST_SPANS_MS = 2_000;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { now = () => new Date(), http = DEFAULT_HTTP_LIMITS } = options;
@@ -93,6 +100,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const metrics = createMetrics();
   const store = timedStore(options.store, metrics.storeCallDuration);
+  const spans = await exportedSpans(app, options.traces, metrics);
   instrument(app, metrics, {
     contracts,
     store,
@@ -100,6 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metrics: options.metrics ?? {},
     deprecatedCallsFlushMs: options.deprecatedCallsFlushMs ?? 5_000,
     acrossWorkers: options.metricsAcrossWorkers ?? false,
+    spans,
   });
   registerProbes(app, store);
   registerContractFiles(app, contracts);
@@ -118,13 +127,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const keyUses = new KeyUses(store.keys, app.log, now);
   app.addHook('onClose', () => keyUses.flush());
   const endpoints = options.webhookEndpoints ?? loadClientEndpointSettings({});
-  const observers = { messages: metrics.delivery, events: metrics.eventDelivery };
   const parts = storePartsOf(
-    deliveredBy(app, store, options.delivery, observers, endpoints),
+    deliveredBy(app, store, options.delivery, { messages: metrics.delivery, events: metrics.eventDelivery, spans }, endpoints),
     webhookEndpointsOf(store, endpoints),
   );
-  registerOperations(app, apis, opening, { callers, keyUses, parts, quotas, now });
+  registerOperations(app, apis, opening, { callers, keyUses, parts, quotas, now, spans });
   return app;
+}
+
+/**
+ * The export of spans, when asked for, stopped with the app. Fastify runs onClose hooks last added first:
+ * added before the delivery's, this one runs after it, and the last attempts' spans go too.
+ */
+async function exportedSpans(app: FastifyInstance, traces: AppOptions['traces'], metrics: Metrics): Promise<SpanExport | undefined> {
+  if (traces === undefined) return undefined;
+  const spans = await startSpanExport(traces.settings, traces.system, metrics.traceSpans);
+  app.addHook('onClose', () => spans.close(LAST_SPANS_MS));
+  return spans;
 }
 
 /** The webhook operations' part: the store's endpoints under the operator's rules (delivery/). */

@@ -3,9 +3,18 @@
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { type ClientEndpointSettings, type DeliverySettings, loadClientEndpointSettings, loadDeliverySettings } from './delivery/settings.js';
 import { loadStoreSettings, type StoreSettings } from './store/backends.js';
+import { loadTraceSettings, type TraceExportSettings } from './traceSettings.js';
 
-/** The server's settings, its store's, its delivery's and its clients' endpoints', each read by its own module. */
-export type ServerConfig = Config & { store: StoreSettings; delivery: DeliverySettings; webhookEndpoints: ClientEndpointSettings };
+/**
+ * The server's settings, its store's, its delivery's, its clients' endpoints' and its spans' export, each read
+ * by its own module.
+ */
+export type ServerConfig = Config & {
+  store: StoreSettings;
+  delivery: DeliverySettings;
+  webhookEndpoints: ClientEndpointSettings;
+  traces: TraceExportSettings | undefined;
+};
 
 export function exitWith(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -19,6 +28,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
     store: loadStoreSettings(env, 'server'),
     delivery: loadDeliverySettings(env),
     webhookEndpoints: loadClientEndpointSettings(env),
+    traces: loadTraceSettings(env),
   };
 }
 

@@ -35,6 +35,7 @@ export async function runServer(env: NodeJS.ProcessEnv = process.env): Promise<v
     corsOrigins: config.corsOrigins,
     delivery: config.delivery,
     webhookEndpoints: config.webhookEndpoints,
+    ...(config.traces && { traces: { settings: config.traces, system: config.store.location.kind === 'postgres' ? 'postgresql' : 'sqlite' } }),
     metricsAcrossWorkers: cluster.isWorker,
     // Workers share their request quotas through the primary where the store keeps no count.
     ...(cluster.isWorker && !store.quotas && { quotaCount: primaryQuotaCount() }),

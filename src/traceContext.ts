@@ -12,7 +12,10 @@ export interface TraceContext {
   spanId: string;
   /** The caller's span, when a valid `traceparent` named one. */
   parentSpanId?: string;
-  /** The trace flags: the caller's sampled flag (its sampling decision), or `01` for a new trace. */
+  /**
+   * The trace flags: the sampled flag alone, `01` or `00`: the caller's decision passed on, or `01` for a new
+   * trace; while spans are exported, the sampler's decision (sampleTracesWith).
+   */
   flags: string;
   tracestate?: string;
 }
@@ -36,18 +39,43 @@ export function parseTraceparent(header: string | string[] | undefined): Omit<Tr
   return { traceId, parentSpanId, flags: (parseInt(flags, 16) & 1) === 1 ? '01' : '00' };
 }
 
+/**
+ * Whether a trace is sampled (its spans recorded and exported), decided where it enters this server: by the
+ * trace id, and the caller's own decision when it sent one.
+ */
+export type TraceSampler = (traceId: string, callerSampled: boolean | undefined) => boolean;
+
+/**
+ * The process's sampler, set while spans are exported (telemetry/spanExport.ts, from the process's OTEL_*
+ * variables); without export, a new trace is sampled and a caller's decision is passed on as it came.
+ */
+let sampler: TraceSampler | undefined;
+
+export function sampleTracesWith(decide: TraceSampler | undefined): void {
+  sampler = decide;
+}
+
 /** The request's trace context: the caller's trace continued, or a new one, with a span of this server's. */
 export function traceContextOf(
   traceparent: string | string[] | undefined,
   tracestate: string | string[] | undefined,
   random: (bytes: number) => Buffer = pooledRandomBytes,
 ): TraceContext {
-  const spanId = nonZeroHex(8, random);
+  const spanId = newSpanId(random);
   const caller = parseTraceparent(traceparent);
-  if (!caller) return { traceId: nonZeroHex(16, random), spanId, flags: '01' };
+  if (!caller) {
+    const traceId = nonZeroHex(16, random);
+    return { traceId, spanId, flags: sampler === undefined || sampler(traceId, undefined) ? '01' : '00' };
+  }
   const state = Array.isArray(tracestate) ? tracestate.join(',') : tracestate;
   const kept = state !== undefined && state.length <= TRACESTATE_MAX_LENGTH ? state : undefined;
-  return { ...caller, spanId, ...(kept !== undefined && { tracestate: kept }) };
+  const flags = sampler === undefined ? caller.flags : sampler(caller.traceId, caller.flags === '01') ? '01' : '00';
+  return { ...caller, flags, spanId, ...(kept !== undefined && { tracestate: kept }) };
+}
+
+/** Whether the spans of `context` are recorded, as its flags say. */
+export function isSampled({ flags }: Pick<TraceContext, 'flags'>): boolean {
+  return flags === '01';
 }
 
 /** The `traceparent` of a request made within `context` (a delivery): its trace, its span as the parent. */
@@ -80,6 +108,11 @@ export type TraceFields = Pick<TraceContext, 'traceId' | 'spanId'>;
 /** What a log line says of its trace. */
 export function traceFields({ traceId, spanId }: TraceContext): TraceFields {
   return { traceId, spanId };
+}
+
+/** A new span id: 16 lowercase hex digits, not all zero. */
+export function newSpanId(random: (bytes: number) => Buffer = pooledRandomBytes): string {
+  return nonZeroHex(8, random);
 }
 
 function nonZeroHex(bytes: number, random: (bytes: number) => Buffer): string {

@@ -1,6 +1,7 @@
 // Delivery in one server process: the message dispatcher, when the operator's endpoint is set, the event
 // dispatcher for the endpoints accounts register, and the retention's sweeps of both. The app wakes the
 // message dispatcher as soon as a message is queued in this process.
+import type { SpanRecorder } from '../spans.js';
 import type { MessageStore, Store } from '../store/store.js';
 import { UNAUTHORIZED } from '../store/store.js';
 import { guardedLookup } from './addresses.js';
@@ -22,7 +23,7 @@ export function startDelivery(
   store: Store,
   settings: DeliverySettings,
   log: DeliveryLog,
-  observers: { messages: DeliveryObserver; events: EventDeliveryObserver },
+  observers: { messages: DeliveryObserver; events: EventDeliveryObserver; spans?: SpanRecorder | undefined },
   endpoints: ClientEndpointSettings,
 ): Delivery {
   const events = startEventDelivery(store, settings, log, observers.events, endpoints);
@@ -40,6 +41,7 @@ export function startDelivery(
     timeoutMs: settings.timeoutMs,
     observer: observers.messages,
     log,
+    spans: observers.spans,
   });
   dispatcher.start();
   return {

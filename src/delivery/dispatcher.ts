@@ -5,7 +5,8 @@
 // other processes queued, released or left behind when they stopped.
 import { randomUUID } from 'node:crypto';
 import type { ClaimedMessage, DeliveryStore, Settlement } from '../store/store.js';
-import { childSpanOf, type TraceFields, traceFields, traceparentOf } from '../traceContext.js';
+import { type SpanRecorder, spanTime } from '../spans.js';
+import { childSpanOf, isSampled, type TraceContext, type TraceFields, traceFields, traceparentOf } from '../traceContext.js';
 import type { Attempt, EndpointClient } from './endpoint.js';
 import type { DeliveryLog, DeliveryObserver } from './ports.js';
 import { givenUpBeforeSending, settlementAfter } from './retryPolicy.js';
@@ -36,12 +37,14 @@ export interface DispatcherOptions {
   timeoutMs: number;
   observer: DeliveryObserver;
   log: DeliveryLog;
+  /** Where each attempt's span goes while spans are exported. */
+  spans?: SpanRecorder | undefined;
   now?: () => Date;
   random?: () => number;
 }
 
 export class Dispatcher {
-  readonly #options: Required<DispatcherOptions>;
+  readonly #options: Required<Omit<DispatcherOptions, 'spans'>> & Pick<DispatcherOptions, 'spans'>;
   readonly #owner = randomUUID();
   readonly #leaseMs: number;
   readonly #settler: Settler;
@@ -169,13 +172,37 @@ export class Dispatcher {
       log.warn({ messageId: message.id, attempt: message.attempt, ...traced, failed: true }, 'message delivery given up: no attempt is left');
       return givenUp;
     }
+    const started = spanTime();
     const attempt = await client.post(message.id, payloadOf(message), now(), traceparentOf(span));
+    this.#recordSpan(span, started, message, attempt);
     observer.attempted(attempt.outcome);
     const at = now();
     const settlement = settlementAfter(message, attempt, at, policy, random);
     if (settlement.outcome === 'delivered') observer.delivered((at.getTime() - Date.parse(message.createdAt)) / 1000);
     else this.#failedAttempt(message, traced, attempt, settlement);
     return settlement;
+  }
+
+  /** The attempt as an HTTP client span, while spans are exported. */
+  #recordSpan(span: TraceContext, start: number, message: ClaimedMessage, attempt: Attempt): void {
+    const { spans, client } = this.#options;
+    if (spans === undefined || !isSampled(span)) return;
+    spans.record({
+      name: 'POST',
+      kind: 'client',
+      context: span,
+      start,
+      end: spanTime(),
+      attributes: {
+        'http.request.method': 'POST',
+        ...client.server,
+        'http.response.status_code': attempt.status,
+        'error.type': attempt.outcome === 'delivered' ? undefined : attempt.outcome,
+        'store_orders.message_id': message.id,
+        'store_orders.attempt': message.attempt,
+      },
+      failed: attempt.outcome !== 'delivered',
+    });
   }
 
   #failedAttempt(message: ClaimedMessage, traced: TraceFields, attempt: Attempt, settlement: Settlement): void {

@@ -112,6 +112,12 @@ export class EndpointClient {
    * POSTs `body` as the message `id`, signed at `at`, in the attempt's trace; settles with what came of it,
    * never rejects.
    */
+  /** The endpoint as an attempt's span names it (OpenTelemetry's HTTP client attributes): never its path or query. */
+  get server(): { 'server.address': string; 'server.port': number } {
+    const { hostname, port, protocol } = this.#url;
+    return { 'server.address': hostname, 'server.port': port === '' ? (protocol === 'https:' ? 443 : 80) : Number(port) };
+  }
+
   post(id: string, body: string, at: Date, traceparent: string): Promise<Attempt> {
     return this.#sender.post(this.#url, this.#keys, id, body, at, traceparent);
   }

@@ -14,6 +14,7 @@ import type { Input } from '../contract/types.js';
 import type { StoreParts } from '../operations/handler.js';
 import { answerToFailure } from '../serving/commonAnswers.js';
 import { send } from '../serving/reply.js';
+import type { SpanRecorder } from '../spans.js';
 import { requestTrace, traceparentOf } from '../traceContext.js';
 import { allows } from '../store/store.js';
 import { authenticateRequest, type Caller, keyRefused, type KnownCallers } from './auth.js';
@@ -31,6 +32,8 @@ export interface PipelineDependencies {
   parts: StoreParts;
   quotas: RequestQuotas;
   now: () => Date;
+  /** While spans are exported: the operation's store calls are spans of its request. */
+  spans?: SpanRecorder | undefined;
 }
 
 /** One request on its way through the stages. */
@@ -198,10 +201,12 @@ function validate(exchange: Exchange): Awaitable<Answer | undefined> {
 /** The operation itself; then conditional GET, where the contract documents an ETag. */
 function runOperation(exchange: Exchange): Awaitable<Answer> {
   const { operation, dependencies } = exchange;
-  const { parts, now } = dependencies;
+  const { parts, now, spans } = dependencies;
   const principal = callerOf(exchange).principal;
   const traceparent = () => traceparentOf(requestTrace(exchange.request.raw));
-  const answer = operation.handler(exchange.input as Input<never>, { store: parts[operation.operationId], principal, now, traceparent });
+  const part = parts[operation.operationId];
+  const store = spans ? spans.storeCalls(part, requestTrace(exchange.request.raw)) : part;
+  const answer = operation.handler(exchange.input as Input<never>, { store, principal, now, traceparent });
   return andThen(answer, (settled) => {
     if (settled.status === 401) {
       // The operation's own: its store call found the key no longer active.

@@ -1,14 +1,17 @@
 // Wires the telemetry into an app: request metrics by operation and status, timed store calls, the calls
 // to deprecated operations per account, and GET /metrics on the app or on a listener of its own.
-import type { FastifyContextConfig, FastifyInstance } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MetricsConfig } from '../config.js';
 import { deprecationPolicies } from '../contract/deprecation.js';
 import { type ApiVersion, type Contract, operationsOf } from '../contract/document.js';
 import { readOnlyRoute } from '../serving/methods.js';
+import { type SpanRecorder, spanTime } from '../spans.js';
 import type { Store } from '../store/store.js';
+import { isSampled, requestTrace } from '../traceContext.js';
 import { DeprecatedCallLog } from './deprecatedCalls.js';
 import { type Metrics, NO_OPERATION, observeStore } from './metrics.js';
 import { buildMetricsServer, METRICS_PATH, metricsHandler } from './metricsEndpoint.js';
+import { routeTemplate } from './requestLine.js';
 import type { HistogramSeries } from './talliedHistogram.js';
 import { scrapedAcrossWorkers } from './workerScrape.js';
 
@@ -34,6 +37,8 @@ export interface TelemetryOptions {
   deprecatedCallsFlushMs: number;
   /** This server is one worker of several: /metrics answers the sum over all of them (workerScrape.ts). */
   acrossWorkers: boolean;
+  /** While spans are exported: each request of a sampled trace is a server span. */
+  spans?: SpanRecorder | undefined;
 }
 
 export function instrument(app: FastifyInstance, metrics: Metrics, options: TelemetryOptions): void {
@@ -64,9 +69,11 @@ export function instrument(app: FastifyInstance, metrics: Metrics, options: Tele
     }
     return series;
   };
+  const { spans } = options;
   app.addHook('onResponse', (request, reply, done) => {
     const { config } = request.routeOptions;
     seriesOf(config, reply.statusCode).observe(reply.elapsedTime / 1000);
+    if (spans) recordRequestSpan(spans, request, reply);
     const operation = config.operationId ?? NO_OPERATION;
     if (deprecated.has(operation)) {
       metrics.deprecatedCalls.inc({ operation });
@@ -91,5 +98,37 @@ export function instrument(app: FastifyInstance, metrics: Metrics, options: Tele
       app.log.error({ err: error }, 'could not write the last deprecated calls');
     }
     await metricsServer?.close();
+  });
+}
+
+/**
+ * A request to an operation as an HTTP server span (OpenTelemetry's conventions): the route's template, never
+ * its URL. Probes, scrapes, the contracts' files, the reference and unknown paths make none: a trace is a
+ * client's call to the API.
+ */
+function recordRequestSpan(spans: SpanRecorder, request: FastifyRequest, reply: FastifyReply): void {
+  const { config } = request.routeOptions;
+  if (config.operationId === undefined || config.url === undefined) return;
+  const context = requestTrace(request.raw);
+  if (!isSampled(context)) return;
+  const route = routeTemplate(config.url);
+  const status = reply.statusCode;
+  const end = spanTime();
+  spans.record({
+    name: `${request.method} ${route}`,
+    kind: 'server',
+    context,
+    start: end - reply.elapsedTime,
+    end,
+    attributes: {
+      'http.request.method': request.method,
+      'http.route': route,
+      'http.response.status_code': status,
+      'url.scheme': 'http',
+      'error.type': status >= 500 ? String(status) : undefined,
+      'store_orders.operation_id': config.operationId,
+      'store_orders.api_version': config.apiVersion,
+    },
+    failed: status >= 500,
   });
 }

@@ -7,6 +7,7 @@ import type { DeliveryObserver, EventDeliveryObserver } from '../delivery/ports.
 import { ORDER_STATUSES, type TelemetryStore } from '../store/store.js';
 import { deliveryMetrics, eventDeliveryMetrics, observeEvents, observeMessages } from './deliveryMetrics.js';
 import type { MetricFamily } from '../workerMessages.js';
+import { DROP_REASONS, type SpanQueueObserver } from './spanQueue.js';
 
 /** The version and operation of requests that matched no operation: probes, the contracts' files, unknown paths. */
 export const NO_OPERATION = 'none';
@@ -24,6 +25,8 @@ export interface Metrics {
   delivery: DeliveryObserver;
   /** What the delivery of the accounts' events tells (delivery/eventDispatcher.ts). */
   eventDelivery: EventDeliveryObserver;
+  /** What the export of spans tells, while spans are exported (spanQueue.ts). */
+  traceSpans: SpanQueueObserver;
   /** The exposition text: this app's metrics, the store's gauges, then the process's. */
   scrape(): Promise<string>;
   /** This process's metrics as prom-client's JSON, for the primary of several workers to sum. */
@@ -73,6 +76,7 @@ export function createMetrics(): Metrics {
   });
   const storeGauges = new Registry();
   return {
+    traceSpans: traceSpanMetrics(registry),
     delivery: deliveryMetrics(registry),
     eventDelivery: eventDeliveryMetrics(registry),
     registry,
@@ -87,6 +91,33 @@ export function createMetrics(): Metrics {
       service: (await registry.getMetricsAsJSON()) as unknown as MetricFamily[],
       process: (await processRegistry().getMetricsAsJSON()) as unknown as MetricFamily[],
     }),
+  };
+}
+
+/** The spans exported and dropped; at 0 unless spans are exported (OTEL_EXPORTER_OTLP_ENDPOINT). */
+function traceSpanMetrics(registry: Registry): SpanQueueObserver {
+  const registers = [registry];
+  const exported = new Counter({
+    name: 'store_orders_trace_spans_exported_total',
+    help: 'Spans the OTLP exporter sent and the collector accepted.',
+    registers,
+  });
+  const dropped = new Counter({
+    name: 'store_orders_trace_spans_dropped_total',
+    help: 'Spans dropped, by reason: queue_full (the export could not keep up), export_failed (the collector refused or did not answer).',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  for (const reason of DROP_REASONS) dropped.inc({ reason }, 0);
+  const waiting = new Gauge({
+    name: 'store_orders_trace_spans_queued',
+    help: 'Spans waiting for export, at most OTEL_BSP_MAX_QUEUE_SIZE (the batch being sent left out).',
+    registers,
+  });
+  return {
+    exported: (spans) => exported.inc(spans),
+    dropped: (reason, spans) => dropped.inc({ reason }, spans),
+    waiting: (spans) => waiting.set(spans),
   };
 }
 

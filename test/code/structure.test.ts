@@ -100,6 +100,23 @@ describe('the source tree', () => {
     expect(circles).toEqual([]);
   });
 
+  it("loads OpenTelemetry's SDK only when spans are exported: every import of it at load time is of types alone", () => {
+    const loaded = files.flatMap((file) =>
+      parsed(file)
+        .statements.filter(
+          (statement) =>
+            ts.isImportDeclaration(statement) &&
+            (statement.moduleSpecifier as ts.StringLiteral).text.startsWith('@opentelemetry/') &&
+            !statement.importClause?.isTypeOnly,
+        )
+        .map((statement) => `${file}: ${statement.getText()}`),
+    );
+    expect(loaded).toEqual([]);
+    // The one place that loads it, with import(), when asked to export.
+    const dynamic = files.filter((file) => readFileSync(join(SRC, file), 'utf8').includes("import('@opentelemetry/"));
+    expect(dynamic).toEqual(['telemetry/spanExport.ts']);
+  });
+
   it('keeps each backend to itself: store/sqlite and store/postgres import nothing of each other', () => {
     const backendOf = (file: string) => /^store\/(sqlite|postgres)\//.exec(file)?.[1];
     const crossing = files.flatMap((file) =>

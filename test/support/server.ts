@@ -27,7 +27,7 @@ export interface TestServer {
 
 export type StartOptions = Pick<
   AppOptions,
-  'now' | 'handlers' | 'http' | 'metrics' | 'deprecatedCallsFlushMs' | 'corsOrigins'
+  'now' | 'handlers' | 'http' | 'metrics' | 'deprecatedCallsFlushMs' | 'corsOrigins' | 'traces'
 > & {
   streamOrdersAbove?: number;
   /** Off unless given: most tests send far more requests, and bad keys, than the default quotas allow. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ATTEMPT_OUTCOMES } from '../../src/delivery/endpoint.js';
+import { DROP_REASONS } from '../../src/telemetry/spanQueue.js';
 import { ENDPOINT_STATUSES, MESSAGE_STATUSES, ORDER_STATUSES, WEBHOOK_EVENT_TYPES } from '../../src/store/store.js';
 import { displayPrefix, keyDigest } from '../../src/keys.js';
 import { CheckedClient } from '../support/everyAnswer.js';
@@ -174,6 +175,7 @@ describe('GET /metrics', () => {
         else if (label === 'state') expect(ORDER_STATUSES).toContain(value);
         else if (label === 'outcome') expect(ATTEMPT_OUTCOMES).toContain(value);
         else if (label === 'method') expect(value).toMatch(/^[a-z][A-Za-z]+$/);
+        else if (label === 'reason') expect(DROP_REASONS).toContain(value);
         else expect(label).toBe('le');
       }
     }
