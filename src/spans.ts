@@ -12,7 +12,7 @@ export interface FinishedSpan {
   name: string;
   kind: SpanKind;
   /** Its trace, its own id, and its parent's when it has one. */
-  context: Pick<TraceContext, 'traceId' | 'spanId' | 'parentSpanId' | 'tracestate'>;
+  context: Pick<TraceContext, 'traceId' | 'spanId' | 'parentSpanId'>;
   /** Milliseconds since the epoch, fractions included. */
   start: number;
   end: number;

@@ -2,18 +2,23 @@
 // imported here, dynamically, and only then; without an OTLP endpoint not one of its modules is loaded.
 //
 // The spans are made from the trace context the server keeps anyway (traceContext.ts): the request's span
-// id is the one its log lines and its stored `traceparent` carry, so the SDK's tracer is handed each span's
-// ids (GivenIds) rather than making its own, and each span is recorded once finished, with the times it
-// began and ended. Neither @fastify/otel nor the pg instrumentation is used: the first spans every hook of
-// every request through an AsyncLocalStorage context (the published cost, 37–81% of a trivial route's
-// requests per second); the second would give a statement of PostgreSQL's group commit, which writes the
-// requests of one turn together, to whichever request's context flushed it. docs/operating.md, "Tracing".
-import { VERSION } from '../version.js';
-import { type FinishedSpan, type SpanRecorder, spanTime } from '../spans.js';
+// id is the one its log lines and its stored `traceparent` carry. Each is recorded once finished, as the
+// SDK's ReadableSpan, the form its exporters take, and sent by its OTLP exporter through a bounded queue
+// (spanQueue.ts): the SDK's tracer would make each span twice (its own object, then this one), and its ids
+// would not be the ones the logs carry. Neither @fastify/otel nor the pg instrumentation is used: the first
+// spans every hook of every request through an AsyncLocalStorage context (the published cost, 37–81% of a
+// trivial route's requests per second); the second would give a statement of PostgreSQL's group commit,
+// which writes the requests of one turn together, to whichever request's context flushed it.
+// docs/operating.md, "Exporting spans".
+import type { HrTime, SpanContext } from '@opentelemetry/api';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { type FinishedSpan, type SpanAttributes, type SpanRecorder, spanTime } from '../spans.js';
 import { isSampled, newSpanId, sampleTracesWith, type TraceContext } from '../traceContext.js';
+import type { TraceExportSettings } from '../traceSettings.js';
+import { VERSION } from '../version.js';
 import { type SpanQueueObserver, SpanQueue } from './spanQueue.js';
 import { STORE_METHODS } from './timedStore.js';
-import { samplerOf, type TraceExportSettings } from '../traceSettings.js';
+import { samplerOf } from '../traceSettings.js';
 
 export interface SpanExport extends SpanRecorder {
   /** Sends what is queued, within `limitMs`, and stops. */
@@ -23,59 +28,50 @@ export interface SpanExport extends SpanRecorder {
 /** The database this server's store calls go to, as OpenTelemetry's conventions name it. */
 export type DatabaseSystem = 'sqlite' | 'postgresql';
 
-/** Hands the tracer the ids of the span it is about to start: its `startSpan` asks for them at once. */
-class GivenIds {
-  traceId = '';
-  spanId = '';
-  generateTraceId = () => this.traceId;
-  generateSpanId = () => this.spanId;
-}
-
 export async function startSpanExport(
   settings: TraceExportSettings,
   system: DatabaseSystem,
   observer: SpanQueueObserver,
 ): Promise<SpanExport> {
-  const [api, core, sdk, resources, otlp] = await Promise.all([
+  const [api, resources, otlp] = await Promise.all([
     import('@opentelemetry/api'),
-    import('@opentelemetry/core'),
-    import('@opentelemetry/sdk-trace-base'),
     import('@opentelemetry/resources'),
     settings.protocol === 'http/json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
   ]);
-  const ids = new GivenIds();
   // The service's own name and version, which OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override, and
   // the process: each worker of several exports its own spans.
   const resource = resources
     .defaultResource()
     .merge(resources.resourceFromAttributes({ 'service.name': 'store-orders', 'service.version': VERSION, 'process.pid': process.pid }))
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  const instrumentationScope = { name: 'store-orders', version: VERSION };
   const queue = new SpanQueue(new otlp.OTLPTraceExporter({ url: settings.url }), settings, observer);
-  // Sampled once per trace where it enters (traceContext.ts): only sampled spans come here.
-  const provider = new sdk.BasicTracerProvider({ resource, idGenerator: ids, sampler: new sdk.AlwaysOnSampler(), spanProcessors: [queue] });
-  const tracer = provider.getTracer('store-orders', VERSION);
   sampleTracesWith(samplerOf(settings));
 
   const record = ({ name, kind, context, start, end, attributes, failed }: FinishedSpan): void => {
-    ids.traceId = context.traceId;
-    ids.spanId = context.spanId;
-    const parent =
-      context.parentSpanId === undefined
-        ? api.ROOT_CONTEXT
-        : api.trace.setSpanContext(api.ROOT_CONTEXT, {
-            traceId: context.traceId,
-            spanId: context.parentSpanId,
-            traceFlags: api.TraceFlags.SAMPLED,
-            isRemote: true,
-            ...(context.tracestate !== undefined && { traceState: new core.TraceState(context.tracestate) }),
-          });
-    const span = tracer.startSpan(
+    const { traceId, spanId, parentSpanId } = context;
+    const traceFlags = api.TraceFlags.SAMPLED;
+    const own: SpanContext = { traceId, spanId, traceFlags };
+    const span: ReadableSpan = {
       name,
-      { kind: kind === 'server' ? api.SpanKind.SERVER : api.SpanKind.CLIENT, startTime: start, attributes },
-      parent,
-    );
-    if (failed) span.setStatus({ code: api.SpanStatusCode.ERROR });
-    span.end(end);
+      kind: kind === 'server' ? api.SpanKind.SERVER : api.SpanKind.CLIENT,
+      spanContext: () => own,
+      ...(parentSpanId !== undefined && { parentSpanContext: { traceId, spanId: parentSpanId, traceFlags, isRemote: kind === 'server' } }),
+      startTime: hrTime(start),
+      endTime: hrTime(end),
+      duration: hrTime(end - start),
+      status: { code: failed ? api.SpanStatusCode.ERROR : api.SpanStatusCode.UNSET },
+      attributes: defined(attributes),
+      links: [],
+      events: [],
+      ended: true,
+      resource,
+      instrumentationScope,
+      droppedAttributesCount: 0,
+      droppedEventsCount: 0,
+      droppedLinksCount: 0,
+    };
+    queue.onEnd(span);
   };
 
   return {
@@ -85,10 +81,26 @@ export async function startSpanExport(
       sampleTracesWith(undefined);
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, limitMs)));
-      await Promise.race([provider.shutdown(), late]);
+      await Promise.race([queue.shutdown(), late]);
       clearTimeout(timer);
     },
   };
+}
+
+/** Milliseconds (since the epoch, or a duration) as OpenTelemetry's [seconds, nanoseconds]. */
+function hrTime(ms: number): HrTime {
+  const seconds = Math.floor(ms / 1000);
+  return [seconds, Math.min(999_999_999, Math.round((ms - seconds * 1000) * 1e6))];
+}
+
+/** The attributes that have a value: OTLP has no undefined. */
+function defined(attributes: SpanAttributes): Record<string, string | number | boolean> {
+  const kept: Record<string, string | number | boolean> = {};
+  for (const key in attributes) {
+    const value = attributes[key];
+    if (value !== undefined) kept[key] = value;
+  }
+  return kept;
 }
 
 /**
