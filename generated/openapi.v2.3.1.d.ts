@@ -1326,6 +1326,8 @@ export interface components {
         EventWebhookTimestamp: string;
         /** @description `v1,` and the base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, once per live secret of the endpoint, separated by a space: two during the 24 hours after a rotation (under the new secret and the one before), one otherwise. A Standard Webhooks library accepts the delivery if one verifies. */
         EventWebhookSignature: string;
+        /** @description Sent only where the operator turns it on (`WEBHOOK_TRACE_CONTEXT=true`; off by default, since it tells the endpoint the operator's trace ids). The W3C Trace Context of this attempt: the trace of the request that made the change (the cancel, or the message's `sendMessage`; one the server began for a change made without one, such as a shipment), and a span of this attempt's. A receiver that traces its work may continue it. */
+        EventWebhookTraceparent: string;
     };
     requestBodies: never;
     headers: {
@@ -1934,6 +1936,8 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["EventWebhookTimestamp"];
                 /** @description `v1,` and the base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, once per live secret of the endpoint, separated by a space: two during the 24 hours after a rotation (under the new secret and the one before), one otherwise. A Standard Webhooks library accepts the delivery if one verifies. */
                 "webhook-signature": components["parameters"]["EventWebhookSignature"];
+                /** @description Sent only where the operator turns it on (`WEBHOOK_TRACE_CONTEXT=true`; off by default, since it tells the endpoint the operator's trace ids). The W3C Trace Context of this attempt: the trace of the request that made the change (the cancel, or the message's `sendMessage`; one the server began for a change made without one, such as a shipment), and a span of this attempt's. A receiver that traces its work may continue it. */
+                traceparent?: components["parameters"]["EventWebhookTraceparent"];
             };
             path?: never;
             cookie?: never;
@@ -1978,6 +1982,8 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["EventWebhookTimestamp"];
                 /** @description `v1,` and the base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, once per live secret of the endpoint, separated by a space: two during the 24 hours after a rotation (under the new secret and the one before), one otherwise. A Standard Webhooks library accepts the delivery if one verifies. */
                 "webhook-signature": components["parameters"]["EventWebhookSignature"];
+                /** @description Sent only where the operator turns it on (`WEBHOOK_TRACE_CONTEXT=true`; off by default, since it tells the endpoint the operator's trace ids). The W3C Trace Context of this attempt: the trace of the request that made the change (the cancel, or the message's `sendMessage`; one the server began for a change made without one, such as a shipment), and a span of this attempt's. A receiver that traces its work may continue it. */
+                traceparent?: components["parameters"]["EventWebhookTraceparent"];
             };
             path?: never;
             cookie?: never;
@@ -2022,6 +2028,8 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["EventWebhookTimestamp"];
                 /** @description `v1,` and the base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, once per live secret of the endpoint, separated by a space: two during the 24 hours after a rotation (under the new secret and the one before), one otherwise. A Standard Webhooks library accepts the delivery if one verifies. */
                 "webhook-signature": components["parameters"]["EventWebhookSignature"];
+                /** @description Sent only where the operator turns it on (`WEBHOOK_TRACE_CONTEXT=true`; off by default, since it tells the endpoint the operator's trace ids). The W3C Trace Context of this attempt: the trace of the request that made the change (the cancel, or the message's `sendMessage`; one the server began for a change made without one, such as a shipment), and a span of this attempt's. A receiver that traces its work may continue it. */
+                traceparent?: components["parameters"]["EventWebhookTraceparent"];
             };
             path?: never;
             cookie?: never;
@@ -2066,6 +2074,8 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["EventWebhookTimestamp"];
                 /** @description `v1,` and the base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, once per live secret of the endpoint, separated by a space: two during the 24 hours after a rotation (under the new secret and the one before), one otherwise. A Standard Webhooks library accepts the delivery if one verifies. */
                 "webhook-signature": components["parameters"]["EventWebhookSignature"];
+                /** @description Sent only where the operator turns it on (`WEBHOOK_TRACE_CONTEXT=true`; off by default, since it tells the endpoint the operator's trace ids). The W3C Trace Context of this attempt: the trace of the request that made the change (the cancel, or the message's `sendMessage`; one the server began for a change made without one, such as a shipment), and a span of this attempt's. A receiver that traces its work may continue it. */
+                traceparent?: components["parameters"]["EventWebhookTraceparent"];
             };
             path?: never;
             cookie?: never;

@@ -1393,6 +1393,11 @@ export interface components {
          * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4= v1,1vQm3Jf0Yp0w6C0b9Sg4eQpZr8Lk2Xh7Nw5Tq3Vd1Ao=
          */
         EventWebhookSignature: string;
+        /**
+         * @description Sent only where the operator turns it on (`WEBHOOK_TRACE_CONTEXT=true`; off by default, since it tells the endpoint the operator's trace ids). The W3C Trace Context of this attempt: the trace of the request that made the change (the cancel, or the message's `sendMessage`; one the server began for a change made without one, such as a shipment), and a span of this attempt's. A receiver that traces its work may continue it.
+         * @example 00-4bf92f3577b34da6a3ce929d0e0e4736-b7ad6b7169203331-01
+         */
+        EventWebhookTraceparent: string;
     };
     requestBodies: never;
     headers: {

@@ -26,7 +26,7 @@ export function startDelivery(
   observers: { messages: DeliveryObserver; events: EventDeliveryObserver; spans?: SpanRecorder | undefined },
   endpoints: ClientEndpointSettings,
 ): Delivery {
-  const events = startEventDelivery(store, settings, log, observers.events, endpoints);
+  const events = startEventDelivery(store, settings, log, observers, endpoints);
   const retention = new Retention(messageSweep(store.delivery), settings.retentionMs, log);
   retention.start();
   const { endpoint } = settings;
@@ -58,7 +58,7 @@ function startEventDelivery(
   store: Store,
   settings: DeliverySettings,
   log: DeliveryLog,
-  observer: EventDeliveryObserver,
+  { events: observer, spans }: { events: EventDeliveryObserver; spans?: SpanRecorder | undefined },
   endpoints: ClientEndpointSettings,
 ): { close(): Promise<void> } {
   const sender = new WebhookSender(settings.timeoutMs, CONCURRENT_ATTEMPTS, guardedLookup(endpoints.addresses));
@@ -70,6 +70,8 @@ function startEventDelivery(
     timeoutMs: settings.timeoutMs,
     observer,
     log,
+    sendTraceparent: endpoints.sendTraceparent,
+    spans,
   });
   const retention = new Retention(eventSweep(store.eventDelivery), endpoints.retentionMs, log);
   dispatcher.start();

@@ -9,7 +9,9 @@
 // before, so that they arrive in the order they happened. See docs/design.md, "Events for clients".
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
+import { type SpanRecorder, spanTime } from '../spans.js';
 import type { ClaimedEndpoint, EventDeliveryStore, EventSettlement } from '../store/store.js';
+import { childSpanOf, isSampled, type TraceContext, type TraceFields, traceFields, traceparentOf } from '../traceContext.js';
 import { type AddressPolicy, hostOf, refusalOf } from './addresses.js';
 import type { Attempt, WebhookSender } from './endpoint.js';
 import { type EventPolicy, givenUpBeforeSending, settlementAfter } from './eventPolicy.js';
@@ -33,12 +35,16 @@ export interface EventDispatcherOptions {
   timeoutMs: number;
   observer: EventDeliveryObserver;
   log: DeliveryLog;
+  /** Each attempt sends its `traceparent` (WEBHOOK_TRACE_CONTEXT): the operator's trace ids, to the client. */
+  sendTraceparent: boolean;
+  /** Where each attempt's span goes while spans are exported. */
+  spans?: SpanRecorder | undefined;
   now?: () => Date;
   random?: () => number;
 }
 
 export class EventDispatcher {
-  readonly #options: Required<EventDispatcherOptions>;
+  readonly #options: Required<Omit<EventDispatcherOptions, 'spans'>> & Pick<EventDispatcherOptions, 'spans'>;
   readonly #owner = randomUUID();
   readonly #leaseMs: number;
   readonly #runs = new Set<Promise<void>>();
@@ -118,25 +124,55 @@ export class EventDispatcher {
   }
 
   async #attempt(endpoint: ClaimedEndpoint): Promise<EventSettlement> {
-    const { sender, policy, observer, now, random, log } = this.#options;
+    const { sender, policy, observer, now, random, log, sendTraceparent } = this.#options;
+    const { event } = endpoint;
+    // The attempt is a span of the trace of the change the event reports, a child of its request's span.
+    const span = childSpanOf(event.traceparent);
     const givenUp = givenUpBeforeSending(endpoint, now(), policy);
     if (givenUp) {
-      log.warn(fieldsOf(endpoint, 'no attempt is left'), 'webhook event given up');
+      log.warn(fieldsOf(endpoint, traceFields(span), 'no attempt is left'), 'webhook event given up');
       return givenUp;
     }
-    const { event } = endpoint;
     const body = JSON.stringify({ type: event.type, timestamp: event.createdAt, data: event.data });
     const url = new URL(endpoint.url);
     const keys = keysOf(endpoint);
+    const started = spanTime();
+    const traceparent = sendTraceparent ? traceparentOf(span) : undefined;
     const attempt =
       this.#refusedAddress(url) ??
-      (keys === undefined ? UNREADABLE_SECRET : await sender.post(url, keys, event.id, body, now()));
+      (keys === undefined ? UNREADABLE_SECRET : await sender.post(url, keys, event.id, body, now(), traceparent));
+    this.#recordSpan(span, started, url, endpoint, attempt);
     const at = now();
     observer.attempted(event.type, attempt.outcome);
     if (attempt.delivered) observer.delivered((at.getTime() - Date.parse(event.createdAt)) / 1000);
     const settlement = settlementAfter(endpoint, attempt, at, policy, random);
-    if (!attempt.delivered) this.#failed(endpoint, attempt, settlement);
+    if (!attempt.delivered) this.#failed(endpoint, traceFields(span), attempt, settlement);
     return settlement;
+  }
+
+  /** The attempt as an HTTP client span, while spans are exported: the endpoint's host, never its path. */
+  #recordSpan(span: TraceContext, start: number, url: URL, endpoint: ClaimedEndpoint, attempt: Attempt): void {
+    const { spans } = this.#options;
+    if (spans === undefined || !isSampled(span)) return;
+    spans.record({
+      name: 'POST',
+      kind: 'client',
+      context: span,
+      start,
+      end: spanTime(),
+      attributes: {
+        'http.request.method': 'POST',
+        'server.address': url.hostname,
+        'server.port': url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
+        'http.response.status_code': attempt.status,
+        'error.type': attempt.outcome === 'delivered' ? undefined : attempt.outcome,
+        'store_orders.endpoint_id': endpoint.id,
+        'store_orders.event_id': endpoint.event.id,
+        'store_orders.event_type': endpoint.event.type,
+        'store_orders.attempt': endpoint.attempt,
+      },
+      failed: attempt.outcome !== 'delivered',
+    });
   }
 
   /** An address written in the URL is checked here: a name is checked by the sender's lookup as it connects. */
@@ -146,9 +182,9 @@ export class EventDispatcher {
     return refusal === undefined ? undefined : { delivered: false, outcome: 'connection_error', reason: refusal };
   }
 
-  #failed(endpoint: ClaimedEndpoint, attempt: Attempt, settlement: EventSettlement): void {
+  #failed(endpoint: ClaimedEndpoint, traced: TraceFields, attempt: Attempt, settlement: EventSettlement): void {
     const reason = attempt.delivered ? '' : attempt.reason;
-    const fields = fieldsOf(endpoint, reason);
+    const fields = fieldsOf(endpoint, traced, reason);
     const { log } = this.#options;
     if (settlement.disable) log.warn({ ...fields, disabled: settlement.disable }, 'webhook delivery failed; the endpoint is disabled');
     else if (settlement.dueAt) {
@@ -196,6 +232,6 @@ function keysOf({ secrets }: ClaimedEndpoint): Buffer[] | undefined {
 const UNREADABLE_SECRET: Attempt = { delivered: false, outcome: 'connection_error', reason: 'its secret cannot sign' };
 
 /** What a log line says of an attempt: the endpoint's and the event's ids, never its URL, body or secret. */
-function fieldsOf({ id, attempt, event }: ClaimedEndpoint, reason: string) {
-  return { endpointId: id, eventId: event.id, eventType: event.type, attempt, reason };
+function fieldsOf({ id, attempt, event }: ClaimedEndpoint, traced: TraceFields, reason: string) {
+  return { endpointId: id, eventId: event.id, eventType: event.type, attempt, ...traced, reason };
 }

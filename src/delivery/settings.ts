@@ -93,6 +93,11 @@ export interface ClientEndpointSettings {
   disableAfterMs: number;
   /** Events and attempts are kept this long: how far back a replay reaches. */
   retentionMs: number;
+  /**
+   * Each attempt sends its W3C `traceparent` (WEBHOOK_TRACE_CONTEXT=true): off by default, since it tells
+   * the client's endpoint the operator's trace ids.
+   */
+  sendTraceparent: boolean;
 }
 
 const HOUR_MS = 60 * 60 * SECOND_MS;
@@ -113,6 +118,7 @@ export function loadClientEndpointSettings(env: NodeJS.ProcessEnv): ClientEndpoi
     maxPerAccount: parseWhole(env, 'WEBHOOK_MAX_ENDPOINTS', 10, 1, 1_000),
     disableAfterMs: parseWhole(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 8_760) * HOUR_MS,
     retentionMs: parseWhole(env, 'WEBHOOK_RETENTION_DAYS', 14, 1, 365) * DAY_MS,
+    sendTraceparent: parseChoice('WEBHOOK_TRACE_CONTEXT', env.WEBHOOK_TRACE_CONTEXT?.toLowerCase(), ['true', 'false'], 'false') === 'true',
   };
 }
 

@@ -4,8 +4,8 @@ import { apiError } from '../contract/errorBody.js';
 import { KEY_REQUIRED } from '../contract/unauthorized.js';
 import { checksKeyInStore, type SharedHandler } from './handler.js';
 
-export const cancelOrder: SharedHandler<'cancelOrder'> = checksKeyInStore(async ({ path: { orderId }, pathText }, { store, principal }) => {
-  switch (await store.cancelOrder(orderId, principal)) {
+export const cancelOrder: SharedHandler<'cancelOrder'> = checksKeyInStore(async ({ path: { orderId }, pathText }, { store, principal, traceparent }) => {
+  switch (await store.cancelOrder(orderId, principal, traceparent())) {
     case 'cancelled':
       return { status: 204 };
     case 'shipped':

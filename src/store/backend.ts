@@ -60,6 +60,7 @@ export interface OrderRepository {
   /**
    * Moves the order to `to` if its status is `from`, committed before it settles, and answers `outcome` of
    * the status it had (undefined: no such order; UNAUTHORIZED: `key` is not active, and nothing moved).
+   * The order keeps `traceparent` (none: the operator's move), which the event of the move copies.
    */
   move<T>(
     orderId: number,
@@ -67,6 +68,7 @@ export interface OrderRepository {
     to: OrderStatus,
     outcome: (found: OrderStatus | Unauthorized | undefined) => T,
     key?: Buffer,
+    traceparent?: string,
   ): Awaitable<T>;
   add(order: NewOrder): Awaitable<StoredOrder>;
   /** All or nothing. */

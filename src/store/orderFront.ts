@@ -12,11 +12,11 @@ export function orderFront(orders: OrderRepository, keys: KeyRepository, guard: 
   return {
     listOrders: (caller) => guard.read(() => orders.list(caller.keyDigest)),
     listOrderPage: (query) => guard.read(() => orders.page(query)),
-    cancelOrder: (orderId, caller) => {
+    cancelOrder: (orderId, caller, traceparent) => {
       // No statement runs for an id that names nothing: the key is looked up instead, so that a revoked
       // key learns nothing from the id.
       if (!isStoreId(orderId)) return guard.call(() => afterKeyCheck(keys, caller, MISSING));
-      return guard.call(() => orders.move(orderId, 'pending', 'cancelled', cancelOutcome, caller.keyDigest));
+      return guard.call(() => orders.move(orderId, 'pending', 'cancelled', cancelOutcome, caller.keyDigest, traceparent));
     },
     addOrder: (order) => guard.call(() => orders.add(order)),
     importOrders: (all) => guard.call(() => orders.addAll(all)),

@@ -79,8 +79,11 @@ export interface OrderStore {
   listOrders(caller: Principal): Awaitable<OrderList | Unauthorized>;
   /** Answered from an index, however deep the page, examining a bounded number of orders. */
   listOrderPage(query: OrderPageQuery): Awaitable<OrderPage>;
-  /** Settles once the change is committed. Exactly one of any number of concurrent cancels wins. */
-  cancelOrder(orderId: number, caller: Principal): Promise<CancelOutcome | Unauthorized>;
+  /**
+   * Settles once the change is committed. Exactly one of any number of concurrent cancels wins. The
+   * request's `traceparent`, if given, is kept with the order, and so with the event the cancel writes.
+   */
+  cancelOrder(orderId: number, caller: Principal, traceparent?: string): Promise<CancelOutcome | Unauthorized>;
 }
 
 /** What the operator does with orders, beyond the API. */

@@ -97,6 +97,7 @@ export interface HeadEventRow extends EventDataRow {
   type: WebhookEventType;
   created_at: string;
   queued_at: string | null;
+  traceparent: string | null;
 }
 
 /** The claimed endpoint (its `attempts` counting this claim's) and its next event, with the secrets live at `now`. */
@@ -117,6 +118,7 @@ export function claimedEndpointOf(row: ClaimableRow, head: HeadEventRow, now: st
       data: eventDataOf(head),
       createdAt: head.created_at,
       ...(head.queued_at !== null && { replayedAt: head.queued_at }),
+      ...(head.traceparent !== null && { traceparent: head.traceparent }),
     },
   };
 }

@@ -130,6 +130,8 @@ export interface ClaimedEvent {
   createdAt: string;
   /** A replay's: when it was queued, from which its retries count their age. */
   replayedAt?: string;
+  /** The W3C `traceparent` of the request that made the change (a cancel, a message sent), if any. */
+  traceparent?: string;
 }
 
 /** An endpoint claimed with the one event it is to be sent next. */

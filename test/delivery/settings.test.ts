@@ -62,9 +62,9 @@ describe('the delivery settings', () => {
 });
 
 describe("the settings of the clients' own endpoints", () => {
-  it('have the documented defaults: https only, public addresses only, 10 per account, disabled after 120 h of failures, kept 14 days', () => {
+  it('have the documented defaults: https only, public addresses only, 10 per account, disabled after 120 h of failures, kept 14 days, no traceparent sent', () => {
     const { addresses, ...rest } = loadClientEndpointSettings({});
-    expect(rest).toEqual({ maxPerAccount: 10, disableAfterMs: 120 * 3_600_000, retentionMs: 14 * 86_400_000 });
+    expect(rest).toEqual({ maxPerAccount: 10, disableAfterMs: 120 * 3_600_000, retentionMs: 14 * 86_400_000, sendTraceparent: false });
     expect(addresses.allowHttp).toBe(false);
     expect(refusalOf('127.0.0.1', addresses)).toContain('loopback');
   });
@@ -76,8 +76,9 @@ describe("the settings of the clients' own endpoints", () => {
       WEBHOOK_MAX_ENDPOINTS: '3',
       WEBHOOK_DISABLE_AFTER_HOURS: '1',
       WEBHOOK_RETENTION_DAYS: '2',
+      WEBHOOK_TRACE_CONTEXT: 'true',
     });
-    expect(rest).toEqual({ maxPerAccount: 3, disableAfterMs: 3_600_000, retentionMs: 2 * 86_400_000 });
+    expect(rest).toEqual({ maxPerAccount: 3, disableAfterMs: 3_600_000, retentionMs: 2 * 86_400_000, sendTraceparent: true });
     expect(addresses.allowHttp).toBe(true);
     expect([refusalOf('127.0.0.1', addresses), refusalOf('::1', addresses)]).toEqual([undefined, undefined]);
     expect(refusalOf('10.0.0.1', addresses)).toContain('private');

@@ -8,6 +8,7 @@ import { runCliInProcess } from '../support/commandLine.js';
 import { scrape, valueOf } from '../support/metrics.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlpReceiver.js';
 import { type ServerProcess, spawnServer, untilWorkersListen } from '../support/processes.js';
+import { type EventEndpoint, startEventReceiver } from '../support/eventReceiver.js';
 import { type Receiver, startReceiver, until } from '../support/receiver.js';
 import { createKey, startServer, type TestServer } from '../support/server.js';
 import { type ScratchDatabase, scratchDatabase, storeBackend } from '../support/storeBackends.js';
@@ -62,6 +63,37 @@ function expectMessageTrace(spans: ReceivedSpan[], webhooks: Receiver, n: number
   expect(delivered?.traceparent).toBe(`00-${traceId}-${attempt?.spanId}-01`);
   // No query's values, no key, no message text in any attribute.
   expect(JSON.stringify(ofTrace)).not.toMatch(/Bearer|sk_|traced message/);
+}
+
+/**
+ * With WEBHOOK_TRACE_CONTEXT=true, an account's endpoint gets the cancel's event with a `traceparent` of the
+ * cancel's trace, whose span is the event attempt's, a child of the cancel request's span.
+ */
+async function expectCancelTrace(baseUrl: string, key: string, env: NodeJS.ProcessEnv, endpoint: EventEndpoint, collector: OtlpReceiver) {
+  const registered = await fetch(`${baseUrl}/v2/webhook-endpoints`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ url: endpoint.url, events: ['order.cancelled'] }),
+  });
+  expect(registered.status).toBe(201);
+  const order = JSON.parse((await runCliInProcess(['orders', 'add', '--pet-id', '7', '--quantity', '1'], env)).stdout) as { id: number };
+  const { traceId, clientSpanId, traceparent } = clientTrace(99);
+  const cancelled = await fetch(`${baseUrl}/v2/store/orders/${order.id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${key}`, traceparent } });
+  expect(cancelled.status).toBe(204);
+  await until(() => endpoint.deliveries.length === 1);
+  await until(() => collector.spans.filter((span) => span.traceId === traceId && span.name === 'POST').length === 1);
+  const request = collector.spans.find((span) => span.traceId === traceId && span.kind === SERVER);
+  expect(request).toMatchObject({ parentSpanId: clientSpanId, name: 'DELETE /v2/store/orders/{orderId}', attributes: { 'store_orders.operation_id': 'cancelOrder' } });
+  const attempt = collector.spans.find((span) => span.traceId === traceId && span.name === 'POST');
+  expect(attempt).toMatchObject({ kind: CLIENT, parentSpanId: request?.spanId, attributes: { 'store_orders.event_type': 'order.cancelled', 'http.response.status_code': 204 } });
+  expect(endpoint.deliveries[0]?.headers.traceparent).toBe(`00-${traceId}-${attempt?.spanId}-01`);
+}
+
+/** Whether the collector has the three spans of each of the first `count` messages' traces. */
+function everyTraceArrived(collector: OtlpReceiver, count: number): boolean {
+  return Array.from({ length: count }, (_, n) => clientTrace(n).traceId).every(
+    (traceId) => collector.spans.filter((span) => span.traceId === traceId).length >= 3,
+  );
 }
 
 async function sendTraced(baseUrl: string, key: string, n: number): Promise<void> {
@@ -119,21 +151,22 @@ describe('one message, one trace, exported over OTLP', () => {
     for (let i = 0; i < 3; i++) servers.push(await spawned(env));
     const key = (await runCliInProcess(['keys', 'create', '--account', 'acme'], env)).stdout.trim();
     for (const [n, server] of servers.entries()) await sendTraced(server.baseUrl, key, n);
-    await until(() => webhooks.deliveries.length === 3 && collector.spans.filter(({ name }) => name === 'POST').length === 3);
-    await until(() => collector.spans.filter(({ kind }) => kind === SERVER).length >= 3);
+    await until(() => webhooks.deliveries.length === 3 && everyTraceArrived(collector, 3));
     expect(collector.contentTypes.every((type) => type === 'application/json')).toBe(true);
     for (let n = 0; n < 3; n++) expectMessageTrace(collector.spans, webhooks, n, 'postgresql');
   });
 
-  it('from WORKERS=2 on SQLite (http/protobuf, the default), each worker exporting its own', async () => {
+  it('from WORKERS=2 on SQLite (http/protobuf, the default), each worker exporting its own; a cancel to its event', async () => {
     const { env, webhooks, collector } = await service('sqlite', '');
     expect((await runCliInProcess(['init'], env)).code).toBe(0);
-    const server = await spawned({ ...env, WORKERS: '2' });
+    const events = await startEventReceiver();
+    cleanUps.push(() => events.close());
+    const server = await spawned({ ...env, WORKERS: '2', WEBHOOK_TRACE_CONTEXT: 'true', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' });
     await untilWorkersListen(server, 2);
     const key = (await runCliInProcess(['keys', 'create', '--account', 'acme'], env)).stdout.trim();
+    await expectCancelTrace(server.baseUrl, key, env, events.endpoint(), collector);
     for (let n = 0; n < 4; n++) await sendTraced(server.baseUrl, key, n);
-    await until(() => webhooks.deliveries.length === 4 && collector.spans.filter(({ name }) => name === 'POST').length === 4);
-    await until(() => collector.spans.filter(({ kind }) => kind === SERVER).length >= 4);
+    await until(() => webhooks.deliveries.length === 4 && everyTraceArrived(collector, 4));
     expect(collector.contentTypes.every((type) => type === 'application/x-protobuf')).toBe(true);
     for (let n = 0; n < 4; n++) expectMessageTrace(collector.spans, webhooks, n, 'sqlite');
     // The workers serve and deliver, and send their spans themselves: none comes from the primary.

@@ -12,7 +12,7 @@ const FOR_ENDPOINT = `position(' ' || e.type || ' ' IN ' ' || w.events || ' ') >
   AND (e.account_id IS NULL OR e.account_id = w.account_id)`;
 /** Every event of a transaction older than this has ended: any still to come has an xact not below it. */
 const HORIZON = `pg_snapshot_xmin(pg_current_snapshot())`;
-const HEAD_COLUMNS = `e.seq::integer AS seq, e.xact::text AS xact, e.id, e.type, e.data, e.message, e.created_at`;
+const HEAD_COLUMNS = `e.seq::integer AS seq, e.xact::text AS xact, e.id, e.type, e.data, e.message, e.created_at, e.traceparent`;
 
 export class EventDelivery implements EventDeliveryRepository {
   readonly #pool: Pool;

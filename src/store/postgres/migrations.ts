@@ -21,6 +21,7 @@ import { keyScopes } from './schema/13-keyScopes.js';
 import { keyExpiry } from './schema/14-keyExpiry.js';
 import { webhookEndpoints } from './schema/15-webhookEndpoints.js';
 import { traceContext } from './schema/16-traceContext.js';
+import { eventTraceContext } from './schema/17-eventTraceContext.js';
 
 /** In order: migration N is MIGRATIONS[N - 1]. */
 export const MIGRATIONS: readonly string[] = [
@@ -40,6 +41,7 @@ export const MIGRATIONS: readonly string[] = [
   keyExpiry,
   webhookEndpoints,
   traceContext,
+  eventTraceContext,
 ];
 
 /**

@@ -46,6 +46,7 @@ interface Move {
   from: OrderStatus;
   to: OrderStatus;
   key: Buffer | null;
+  traceparent: string | null;
 }
 
 /** What a move found: the order's status (null: no such order), or that the key is not active. */
@@ -140,15 +141,16 @@ export class Orders implements OrderRepository {
     to: OrderStatus,
     outcome: (found: OrderStatus | Unauthorized | undefined) => T,
     key?: Buffer,
+    traceparent?: string,
   ) {
-    return outcome((await this.#moves.run({ orderId, from, to, key: key ?? null })) ?? undefined);
+    return outcome((await this.#moves.run({ orderId, from, to, key: key ?? null, traceparent: traceparent ?? null })) ?? undefined);
   }
 
-  /** move_order_for_key() locks the row before it reads its status, then checks the key (migration 8). */
-  async #moveOne({ orderId, from, to, key }: Move): Promise<Found> {
+  /** move_order_for_key() locks the row before it reads its status, then checks the key (migrations 8, 17). */
+  async #moveOne({ orderId, from, to, key, traceparent }: Move): Promise<Found> {
     const { rows } = await this.#pool.query<{ found: Found }>(
-      `SELECT move_order_for_key($1, $2, $3, $4, $5, $6) AS found`,
-      [key, orderId, from, to, this.#now(), this.#options.writeBudgetMs],
+      `SELECT move_order_for_key($1, $2, $3, $4, $5, $6, $7) AS found`,
+      [key, orderId, from, to, this.#now(), traceparent, this.#options.writeBudgetMs],
     );
     return rows[0]?.found ?? null;
   }
@@ -157,8 +159,8 @@ export class Orders implements OrderRepository {
   async #moveMany(moves: readonly Move[]): Promise<(Found | Promise<Found>)[]> {
     const column = <Field extends keyof Move>(field: Field) => moves.map((move) => move[field]);
     const { rows } = await this.#pool.query<{ found: (Found | typeof HELD)[] }>(
-      `SELECT move_orders_for_keys($1, $2, $3, $4, $5, $6) AS found`,
-      [column('key'), column('orderId'), column('from'), column('to'), this.#now(), this.#options.writeBudgetMs],
+      `SELECT move_orders_for_keys($1, $2, $3, $4, $5, $6, $7) AS found`,
+      [column('key'), column('orderId'), column('from'), column('to'), column('traceparent'), this.#now(), this.#options.writeBudgetMs],
     );
     const found = rows[0]?.found ?? [];
     return moves.map((move, i) => (found[i] === HELD ? this.#moveOne(move) : (found[i] ?? null)));

@@ -7,7 +7,7 @@ import { type ClaimableRow, claimedEndpointOf, type HeadEventRow } from '../webh
 import type { EndpointClaim, EventSettlement } from '../webhookStore.js';
 import type { Connection } from './connection.js';
 
-const HEAD_COLUMNS = `e.seq, e.xact, e.id, e.type, e.data, e.message, e.created_at`;
+const HEAD_COLUMNS = `e.seq, e.xact, e.id, e.type, e.data, e.message, e.created_at, e.traceparent`;
 /** Of the endpoint `w`'s types, and of its account or of none. */
 const FOR_ENDPOINT = `instr(' ' || w.events || ' ', ' ' || e.type || ' ') > 0 AND (e.account_id IS NULL OR e.account_id = w.account_id)`;
 

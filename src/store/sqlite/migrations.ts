@@ -1,5 +1,6 @@
 // Versioned schema: migration N brings `PRAGMA user_version` from N-1 to N. Append only; never edit a shipped one.
 import { webhookEndpoints } from './schema/10-webhookEndpoints.js';
+import { eventTraceContext } from './schema/12-eventTraceContext.js';
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -164,4 +165,5 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE messages ADD COLUMN traceparent TEXT;
   `,
+  eventTraceContext,
 ];

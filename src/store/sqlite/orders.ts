@@ -61,8 +61,8 @@ export class Orders implements OrderRepository {
       listAll: db.prepare<[], StoredOrderRow>(`SELECT ${mapped.STORED_ORDER_COLUMNS} FROM orders ORDER BY id`),
       byId: db.prepare<[number], StoredOrderRow>(`SELECT ${mapped.STORED_ORDER_COLUMNS} FROM orders WHERE id = ?`),
       status: db.prepare<[number], { status: OrderStatus }>(`SELECT status FROM orders WHERE id = ?`),
-      move: db.prepare<[OrderStatus, string, number, OrderStatus]>(
-        `UPDATE orders SET status = ?, updated_at = ? WHERE id = ? AND status = ?`,
+      move: db.prepare<[OrderStatus, string, string | null, number, OrderStatus]>(
+        `UPDATE orders SET status = ?, updated_at = ?, traceparent = ? WHERE id = ? AND status = ?`,
       ),
       insert: db.prepare(
         `INSERT INTO orders (${mapped.NEW_ORDER_COLUMNS.join(', ')}, created_at, updated_at)
@@ -135,10 +135,12 @@ export class Orders implements OrderRepository {
     to: OrderStatus,
     outcome: (found: OrderStatus | Unauthorized | undefined) => T,
     key?: Buffer,
+    traceparent?: string,
   ): Promise<T> {
     return this.#connection.groupCommit.run(() => {
       if (key && !this.#isActiveKey(key)) return outcome(UNAUTHORIZED);
-      if (this.#statements.move.run(to, this.#connection.now(), orderId, from).changes === 1) return outcome(from);
+      const { changes } = this.#statements.move.run(to, this.#connection.now(), traceparent ?? null, orderId, from);
+      if (changes === 1) return outcome(from);
       return outcome(this.#statements.status.get(orderId)?.status);
     });
   }

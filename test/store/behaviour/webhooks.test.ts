@@ -208,6 +208,30 @@ onEveryBackend('the $kind store', (t) => {
       expect(eventDataOf(written[3] as EventRow)).toMatchObject({ id: 'msg_bad', status: 'failed' });
     });
 
+    it("keep the trace of the request that made the change, which the claim gives with the event; the operator's ship has none", async () => {
+      const acme = await newCaller(t.store, 'acme');
+      await register(acme, 'we_a', EVERY_TYPE);
+      const cancelled = await t.store.orders.addOrder({ petId: 7 });
+      const shipped = await t.store.orders.addOrder({ petId: 3 });
+      const cancel = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      const send = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
+      expect(await t.store.orders.cancelOrder(cancelled.id, acme, cancel)).toBe('cancelled');
+      expect(await t.store.orders.shipOrder(shipped.id)).toBe('shipped');
+      await t.store.messages.enqueueMessage({ ...message('msg_traced'), traceparent: send }, acme);
+      const claim = { owner: 'test', now: '2026-01-01T00:01:00.000Z', leaseUntil: '2026-01-01T00:02:00.000Z', limit: 10 };
+      await t.store.delivery.claimMessages(claim);
+      await t.store.delivery.settleMessages('test', [{ id: 'msg_traced', outcome: 'delivered', at: '2026-01-01T00:01:01.000Z' }]);
+      const traces = await t.scratch.rows<{ type: string; traceparent: string | null }>('SELECT type, traceparent FROM events ORDER BY seq');
+      expect(traces).toEqual([
+        { type: 'order.cancelled', traceparent: cancel },
+        { type: 'order.shipped', traceparent: null },
+        { type: 'message.delivered', traceparent: send },
+      ]);
+      if (t.scratch.kind === 'postgres') await until(eventsPassed);
+      const [claimed] = await t.store.eventDelivery.claimEndpoints({ ...claim, now: new Date().toISOString(), leaseUntil: '2999-01-01T00:00:00.000Z' });
+      expect(claimed?.event).toMatchObject({ type: 'order.cancelled', traceparent: cancel });
+    });
+
     it('are not written by a change that did not happen: a cancel of a shipped order, a ship of a cancelled one', async () => {
       const acme = await newCaller(t.store, 'acme');
       await register(acme, 'we_a');
