@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { ClaimedMessage, DeliveryStore, Settlement } from '../store/store.js';
 import { type SpanRecorder, spanTime } from '../spans.js';
 import { childSpanOf, isSampled, type TraceContext, type TraceFields, traceFields, traceparentOf } from '../traceContext.js';
-import type { Attempt, EndpointClient } from './endpoint.js';
+import { type Attempt, attemptSpan, type EndpointClient } from './endpoint.js';
 import type { DeliveryLog, DeliveryObserver } from './ports.js';
 import { givenUpBeforeSending, settlementAfter } from './retryPolicy.js';
 import type { RetryPolicy } from './settings.js';
@@ -187,22 +187,8 @@ export class Dispatcher {
   #recordSpan(span: TraceContext, start: number, message: ClaimedMessage, attempt: Attempt): void {
     const { spans, client } = this.#options;
     if (spans === undefined || !isSampled(span)) return;
-    spans.record({
-      name: 'POST',
-      kind: 'client',
-      context: span,
-      start,
-      end: spanTime(),
-      attributes: {
-        'http.request.method': 'POST',
-        ...client.server,
-        'http.response.status_code': attempt.status,
-        'error.type': attempt.outcome === 'delivered' ? undefined : attempt.outcome,
-        'store_orders.message_id': message.id,
-        'store_orders.attempt': message.attempt,
-      },
-      failed: attempt.outcome !== 'delivered',
-    });
+    const own = { 'store_orders.message_id': message.id, 'store_orders.attempt': message.attempt };
+    spans.record(attemptSpan(span, start, spanTime(), client.url, attempt, own));
   }
 
   #failedAttempt(message: ClaimedMessage, traced: TraceFields, attempt: Attempt, settlement: Settlement): void {

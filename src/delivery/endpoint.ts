@@ -6,6 +6,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import type { FinishedSpan, SpanAttributes } from '../spans.js';
+import type { TraceContext } from '../traceContext.js';
 import { VERSION } from '../version.js';
 import type { AttemptResult } from './retryPolicy.js';
 import type { Endpoint } from './settings.js';
@@ -112,14 +114,12 @@ export class EndpointClient {
    * POSTs `body` as the message `id`, signed at `at`, in the attempt's trace; settles with what came of it,
    * never rejects.
    */
-  /** The endpoint as an attempt's span names it (OpenTelemetry's HTTP client attributes): never its path or query. */
-  get server(): { 'server.address': string; 'server.port': number } {
-    const { hostname, port, protocol } = this.#url;
-    return { 'server.address': hostname, 'server.port': port === '' ? (protocol === 'https:' ? 443 : 80) : Number(port) };
-  }
-
   post(id: string, body: string, at: Date, traceparent: string): Promise<Attempt> {
     return this.#sender.post(this.#url, this.#keys, id, body, at, traceparent);
+  }
+
+  get url(): URL {
+    return this.#url;
   }
 
   close(): void {
@@ -162,4 +162,28 @@ function failedConnection(error: NodeJS.ErrnoException): Attempt {
   const code = error.code ?? 'ERR_UNKNOWN';
   const reason = reasons[code] ?? (/CERT|TLS|SSL/.test(code) ? `TLS failed (${code})` : `request failed (${code})`);
   return { delivered: false, outcome: 'connection_error', reason };
+}
+
+/**
+ * An attempt to `url` as an HTTP client span of `context` (OpenTelemetry's conventions), begun at `start`:
+ * the endpoint's host and port, never its path or query, which may hold a token; `own`, the attempt's ids.
+ */
+export function attemptSpan(context: TraceContext, start: number, end: number, url: URL, attempt: Attempt, own: SpanAttributes): FinishedSpan {
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return {
+    name: 'POST',
+    kind: 'client',
+    context,
+    start,
+    end,
+    attributes: {
+      'http.request.method': 'POST',
+      'server.address': url.hostname,
+      'server.port': port,
+      'http.response.status_code': attempt.status,
+      'error.type': attempt.outcome === 'delivered' ? undefined : attempt.outcome,
+      ...own,
+    },
+    failed: attempt.outcome !== 'delivered',
+  };
 }

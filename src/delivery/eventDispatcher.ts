@@ -13,7 +13,7 @@ import { type SpanRecorder, spanTime } from '../spans.js';
 import type { ClaimedEndpoint, EventDeliveryStore, EventSettlement } from '../store/store.js';
 import { childSpanOf, isSampled, type TraceContext, type TraceFields, traceFields, traceparentOf } from '../traceContext.js';
 import { type AddressPolicy, hostOf, refusalOf } from './addresses.js';
-import type { Attempt, WebhookSender } from './endpoint.js';
+import { type Attempt, attemptSpan, type WebhookSender } from './endpoint.js';
 import { type EventPolicy, givenUpBeforeSending, settlementAfter } from './eventPolicy.js';
 import type { DeliveryLog, EventDeliveryObserver } from './ports.js';
 import { parseSecret } from './signature.js';
@@ -154,25 +154,9 @@ export class EventDispatcher {
   #recordSpan(span: TraceContext, start: number, url: URL, endpoint: ClaimedEndpoint, attempt: Attempt): void {
     const { spans } = this.#options;
     if (spans === undefined || !isSampled(span)) return;
-    spans.record({
-      name: 'POST',
-      kind: 'client',
-      context: span,
-      start,
-      end: spanTime(),
-      attributes: {
-        'http.request.method': 'POST',
-        'server.address': url.hostname,
-        'server.port': url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
-        'http.response.status_code': attempt.status,
-        'error.type': attempt.outcome === 'delivered' ? undefined : attempt.outcome,
-        'store_orders.endpoint_id': endpoint.id,
-        'store_orders.event_id': endpoint.event.id,
-        'store_orders.event_type': endpoint.event.type,
-        'store_orders.attempt': endpoint.attempt,
-      },
-      failed: attempt.outcome !== 'delivered',
-    });
+    const { id, event } = endpoint;
+    const own = { 'store_orders.endpoint_id': id, 'store_orders.event_id': event.id, 'store_orders.event_type': event.type, 'store_orders.attempt': endpoint.attempt };
+    spans.record(attemptSpan(span, start, spanTime(), url, attempt, own));
   }
 
   /** An address written in the URL is checked here: a name is checked by the sender's lookup as it connects. */
