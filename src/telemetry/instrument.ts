@@ -73,7 +73,7 @@ export function instrument(app: FastifyInstance, metrics: Metrics, options: Tele
   app.addHook('onResponse', (request, reply, done) => {
     const { config } = request.routeOptions;
     seriesOf(config, reply.statusCode).observe(reply.elapsedTime / 1000);
-    if (spans) recordRequestSpan(spans, request, reply);
+    if (spans) recordRequestSpan(spans, config, request, reply);
     const operation = config.operationId ?? NO_OPERATION;
     if (deprecated.has(operation)) {
       metrics.deprecatedCalls.inc({ operation });
@@ -106,8 +106,7 @@ export function instrument(app: FastifyInstance, metrics: Metrics, options: Tele
  * its URL. Probes, scrapes, the contracts' files, the reference and unknown paths make none: a trace is a
  * client's call to the API.
  */
-function recordRequestSpan(spans: SpanRecorder, request: FastifyRequest, reply: FastifyReply): void {
-  const { config } = request.routeOptions;
+function recordRequestSpan(spans: SpanRecorder, config: FastifyContextConfig & { url?: string }, request: FastifyRequest, reply: FastifyReply): void {
   if (config.operationId === undefined || config.url === undefined) return;
   const context = requestTrace(request.raw);
   if (!isSampled(context)) return;

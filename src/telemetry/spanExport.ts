@@ -14,11 +14,10 @@ import type { HrTime, SpanContext } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { type FinishedSpan, type SpanAttributes, type SpanRecorder, spanTime } from '../spans.js';
 import { isSampled, newSpanId, sampleTracesWith, type TraceContext } from '../traceContext.js';
-import type { TraceExportSettings } from '../traceSettings.js';
+import { samplerOf, type TraceExportSettings } from '../traceSettings.js';
 import { VERSION } from '../version.js';
 import { type SpanQueueObserver, SpanQueue } from './spanQueue.js';
 import { STORE_METHODS } from './timedStore.js';
-import { samplerOf } from '../traceSettings.js';
 
 export interface SpanExport extends SpanRecorder {
   /** Sends what is queued, within `limitMs`, and stops. */
