@@ -11,7 +11,7 @@ import { isSampled, requestTrace } from '../traceContext.js';
 import { DeprecatedCallLog } from './deprecatedCalls.js';
 import { type Metrics, NO_OPERATION, observeStore } from './metrics.js';
 import { buildMetricsServer, METRICS_PATH, metricsHandler } from './metricsEndpoint.js';
-import { routeTemplate } from './requestLine.js';
+import { routeOf } from './requestLine.js';
 import type { HistogramSeries } from './talliedHistogram.js';
 import { scrapedAcrossWorkers } from './workerScrape.js';
 
@@ -107,10 +107,10 @@ export function instrument(app: FastifyInstance, metrics: Metrics, options: Tele
  * client's call to the API.
  */
 function recordRequestSpan(spans: SpanRecorder, config: FastifyContextConfig & { url?: string }, request: FastifyRequest, reply: FastifyReply): void {
-  if (config.operationId === undefined || config.url === undefined) return;
+  const route = routeOf(config);
+  if (config.operationId === undefined || route === undefined) return;
   const context = requestTrace(request.raw);
   if (!isSampled(context)) return;
-  const route = routeTemplate(config.url);
   const status = reply.statusCode;
   const end = spanTime();
   spans.record({

@@ -6,8 +6,19 @@ import { errorCodeOf } from '../serving/reply.js';
 import { requestTrace } from '../traceContext.js';
 
 /** Fastify's `/v1/store/orders/:orderId`, written as the contract writes it: `/v1/store/orders/{orderId}`. */
-export function routeTemplate(url: string): string {
+function routeTemplate(url: string): string {
   return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+/** Each route's template, by its config, which is one object for the route's life. */
+const ROUTES = new WeakMap<object, string>();
+
+/** The template of the route a request matched; none for a request that matched no route. */
+export function routeOf(config: object & { url?: string }): string | undefined {
+  if (config.url === undefined) return undefined;
+  let route = ROUTES.get(config);
+  if (route === undefined) ROUTES.set(config, (route = routeTemplate(config.url)));
+  return route;
 }
 
 /**
@@ -18,8 +29,6 @@ export function routeTemplate(url: string): string {
 export class RequestLines extends LogController {
   /** Whether the log writes debug, info or error, asked once: at LOG_LEVEL=warn a request builds nothing. */
   #levels: { debug: boolean; info: boolean; error: boolean } | undefined;
-  /** Each route's template, by its config, which is one object for the route's life. */
-  readonly #routes = new WeakMap<object, string>();
 
   override incomingRequest(request: FastifyRequest): void {
     if (this.#writes(request).debug) request.log.debug({ req: request }, 'incoming request');
@@ -47,7 +56,7 @@ export class RequestLines extends LogController {
       traceId,
       spanId,
       method: request.method,
-      route: this.#route(config),
+      route: routeOf(config),
       apiVersion: config.apiVersion,
       operationId: config.operationId,
       res: reply,
@@ -56,14 +65,6 @@ export class RequestLines extends LogController {
       keyId: principal?.keyId,
       responseTime: reply.elapsedTime,
     };
-  }
-
-  /** The template of the route the request matched; none for a request that matched no route. */
-  #route(config: object & { url?: string }): string | undefined {
-    if (config.url === undefined) return undefined;
-    let route = this.#routes.get(config);
-    if (route === undefined) this.#routes.set(config, (route = routeTemplate(config.url)));
-    return route;
   }
 }
 
