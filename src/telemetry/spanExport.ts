@@ -10,7 +10,7 @@
 // trivial route's requests per second); the second would give a statement of PostgreSQL's group commit,
 // which writes the requests of one turn together, to whichever request's context flushed it.
 // docs/operating.md, "Exporting spans".
-import type { HrTime, SpanContext } from '@opentelemetry/api';
+import type { HrTime, SpanContext, SpanKind, SpanStatus, TraceFlags } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { type FinishedSpan, type SpanAttributes, type SpanRecorder, spanTime } from '../spans.js';
 import { isSampled, newSpanId, sampleTracesWith, type TraceContext } from '../traceContext.js';
@@ -47,31 +47,15 @@ export async function startSpanExport(
   const queue = new SpanQueue(new otlp.OTLPTraceExporter({ url: settings.url }), settings, observer);
   sampleTracesWith(samplerOf(settings));
 
-  const record = ({ name, kind, context, start, end, attributes, failed }: FinishedSpan): void => {
-    const { traceId, spanId, parentSpanId } = context;
-    const traceFlags = api.TraceFlags.SAMPLED;
-    const own: SpanContext = { traceId, spanId, traceFlags };
-    const span: ReadableSpan = {
-      name,
-      kind: kind === 'server' ? api.SpanKind.SERVER : api.SpanKind.CLIENT,
-      spanContext: () => own,
-      ...(parentSpanId !== undefined && { parentSpanContext: { traceId, spanId: parentSpanId, traceFlags, isRemote: kind === 'server' } }),
-      startTime: hrTime(start),
-      endTime: hrTime(end),
-      duration: hrTime(end - start),
-      status: { code: failed ? api.SpanStatusCode.ERROR : api.SpanStatusCode.UNSET },
-      attributes: defined(attributes),
-      links: [],
-      events: [],
-      ended: true,
-      resource,
-      instrumentationScope,
-      droppedAttributesCount: 0,
-      droppedEventsCount: 0,
-      droppedLinksCount: 0,
-    };
-    queue.onEnd(span);
+  const shared: SpanShared = {
+    resource,
+    instrumentationScope,
+    kinds: { server: api.SpanKind.SERVER, client: api.SpanKind.CLIENT },
+    unset: { code: api.SpanStatusCode.UNSET },
+    error: { code: api.SpanStatusCode.ERROR },
+    sampled: api.TraceFlags.SAMPLED,
   };
+  const record = (finished: FinishedSpan): void => queue.onEnd(new ExportedSpan(finished, shared));
 
   return {
     record,
@@ -84,6 +68,63 @@ export async function startSpanExport(
       clearTimeout(timer);
     },
   };
+}
+
+interface SpanShared {
+  resource: ReadableSpan['resource'];
+  instrumentationScope: ReadableSpan['instrumentationScope'];
+  kinds: Record<FinishedSpan['kind'], SpanKind>;
+  unset: SpanStatus;
+  error: SpanStatus;
+  sampled: TraceFlags;
+}
+
+const NONE: [] = [];
+
+/** A finished span as the SDK's exporters read it: one object, its fields made once. */
+class ExportedSpan implements ReadableSpan {
+  readonly name: string;
+  readonly kind: SpanKind;
+  readonly #context: SpanContext;
+  readonly parentSpanContext?: SpanContext;
+  readonly startTime: HrTime;
+  readonly endTime: HrTime;
+  readonly status: SpanStatus;
+  readonly attributes: Record<string, string | number | boolean>;
+  readonly resource: ReadableSpan['resource'];
+  readonly instrumentationScope: ReadableSpan['instrumentationScope'];
+  readonly ended = true;
+  readonly links = NONE;
+  readonly events = NONE;
+  readonly droppedAttributesCount = 0;
+  readonly droppedEventsCount = 0;
+  readonly droppedLinksCount = 0;
+  readonly #durationMs: number;
+
+  constructor({ name, kind, context, start, end, attributes, failed }: FinishedSpan, shared: SpanShared) {
+    const { traceId, spanId, parentSpanId } = context;
+    const traceFlags = shared.sampled;
+    this.name = name;
+    this.kind = shared.kinds[kind];
+    this.#context = { traceId, spanId, traceFlags };
+    if (parentSpanId !== undefined) this.parentSpanContext = { traceId, spanId: parentSpanId, traceFlags, isRemote: kind === 'server' };
+    this.startTime = hrTime(start);
+    this.endTime = hrTime(end);
+    this.#durationMs = end - start;
+    this.status = failed ? shared.error : shared.unset;
+    this.attributes = defined(attributes);
+    this.resource = shared.resource;
+    this.instrumentationScope = shared.instrumentationScope;
+  }
+
+  spanContext(): SpanContext {
+    return this.#context;
+  }
+
+  /** Read by no exporter of this server's; made when asked. */
+  get duration(): HrTime {
+    return hrTime(this.#durationMs);
+  }
 }
 
 /** Milliseconds (since the epoch, or a duration) as OpenTelemetry's [seconds, nanoseconds]. */
