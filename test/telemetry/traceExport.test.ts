@@ -77,6 +77,11 @@ async function expectCancelTrace(baseUrl: string, key: string, env: NodeJS.Proce
     body: JSON.stringify({ url: endpoint.url, events: ['order.cancelled'] }),
   });
   expect(registered.status).toBe(201);
+  // The endpoints' part holds the store's webhooks part: a call of it is a span of the request too.
+  await until(() => collector.spans.some((span) => span.name === 'createEndpoint'));
+  const registration = collector.spans.find((span) => span.name === 'POST /v2/webhook-endpoints');
+  const created = collector.spans.find((span) => span.name === 'createEndpoint');
+  expect(created).toMatchObject({ kind: CLIENT, traceId: registration?.traceId, parentSpanId: registration?.spanId });
   const order = JSON.parse((await runCliInProcess(['orders', 'add', '--pet-id', '7', '--quantity', '1'], env)).stdout) as { id: number };
   const { traceId, clientSpanId, traceparent } = clientTrace(99);
   const cancelled = await fetch(`${baseUrl}/v2/store/orders/${order.id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${key}`, traceparent } });
