@@ -56,11 +56,10 @@ export async function startSpanExport(
     sampled: api.TraceFlags.SAMPLED,
   };
   const record = (finished: FinishedSpan): void => queue.onEnd(new ExportedSpan(finished, shared));
-  const spanned = spannedCopies(system, record);
 
   return {
     record,
-    storeCalls: (part, request) => (isSampled(request) ? spanned(part, request) : part),
+    storeCalls: (part, request) => (isSampled(request) ? spannedCalls(part, request, system, record) : part),
     close: async (limitMs) => {
       sampleTracesWith(undefined);
       let timer: NodeJS.Timeout | undefined;
@@ -144,90 +143,46 @@ function defined(attributes: SpanAttributes): Record<string, string | number | b
   return kept;
 }
 
-/** The request whose calls a spanned copy of a part of the store records as spans. */
-const REQUEST = Symbol('request');
-
-interface Spanned {
-  [REQUEST]: TraceContext;
-}
-
-type Call = (...args: unknown[]) => unknown;
-
 /**
- * Copies of the store's parts (an operation's part, or the object holding it) with each call of a Store
- * method a client span of the copy's request: from the call to its answer, named by the method, never with
- * its arguments. A copy is one object whose prototype, made once per part, holds the spanned methods and,
- * for a part within the part, a getter of its copy; the rest it reads from the part. (A Proxy made per
- * sampled request did the same at a clearly higher cost: docs/performance.md, "Tracing".)
+ * `part` (an operation's part of the store, or the object holding it) with each call of a Store method a
+ * client span of `request`: from the call to its answer, named by the method, never with its arguments.
  */
-function spannedCopies(system: DatabaseSystem, record: (span: FinishedSpan) => void) {
-  const prototypes = new WeakMap<object, object>();
-
-  const prototypeOf = (part: object): object => {
-    const known = prototypes.get(part);
-    if (known !== undefined) return known;
-    const made = Object.create(part) as object;
-    for (const name of STORE_METHODS) {
-      const method = (part as Record<string, unknown>)[name];
-      if (typeof method !== 'function') continue;
-      Object.defineProperty(made, name, {
-        value(this: Spanned, ...args: unknown[]) {
-          return spannedCall({ request: this[REQUEST], system, record }, name, () => (method as Call).apply(part, args));
-        },
-      });
-    }
-    for (const [name, value] of Object.entries(part as Record<string, unknown>)) {
-      if (typeof value !== 'object' || value === null) continue;
-      const inner: object = value;
-      Object.defineProperty(made, name, {
-        get(this: Spanned) {
-          return copyOf(inner, this[REQUEST]);
-        },
-      });
-    }
-    prototypes.set(part, made);
-    return made;
-  };
-
-  const copyOf = <Part>(part: Part, request: TraceContext): Part => {
-    if (typeof part !== 'object' || part === null) return part;
-    const copy = Object.create(prototypeOf(part)) as Spanned;
-    copy[REQUEST] = request;
-    return copy as Part;
-  };
-  return copyOf;
-}
-
-/** A call of a Store method, `call`, as a client span of `request`: from the call to its answer. */
-function spannedCall(
-  { request, system, record }: { request: TraceContext; system: DatabaseSystem; record: (span: FinishedSpan) => void },
-  name: string,
-  call: () => unknown,
-): unknown {
-  const start = spanTime();
-  const finish = (failed: boolean) =>
-    record({
-      name,
-      kind: 'client',
-      context: { traceId: request.traceId, spanId: newSpanId(), parentSpanId: request.spanId },
-      start,
-      end: spanTime(),
-      attributes: { 'db.system.name': system, 'db.operation.name': name },
-      failed,
-    });
-  const result = call();
-  if (!(result instanceof Promise)) {
-    finish(false);
-    return result;
-  }
-  return result.then(
-    (answer: unknown) => {
-      finish(false);
-      return answer;
+function spannedCalls<Part>(part: Part, request: TraceContext, system: DatabaseSystem, record: (span: FinishedSpan) => void): Part {
+  if (typeof part !== 'object' || part === null) return part;
+  return new Proxy(part, {
+    get(target, name, receiver) {
+      const value: unknown = Reflect.get(target, name, receiver);
+      if (typeof name !== 'string') return value;
+      if (typeof value === 'object') return spannedCalls(value, request, system, record);
+      if (typeof value !== 'function' || !STORE_METHODS.has(name)) return value;
+      return (...args: unknown[]) => {
+        const start = spanTime();
+        const finish = (failed: boolean) =>
+          record({
+            name,
+            kind: 'client',
+            context: { traceId: request.traceId, spanId: newSpanId(), parentSpanId: request.spanId },
+            start,
+            end: spanTime(),
+            attributes: { 'db.system.name': system, 'db.operation.name': name },
+            failed,
+          });
+        const result: unknown = (value as (...args: unknown[]) => unknown).apply(target, args);
+        if (!(result instanceof Promise)) {
+          finish(false);
+          return result;
+        }
+        return result.then(
+          (answer: unknown) => {
+            finish(false);
+            return answer;
+          },
+          (error: unknown) => {
+            finish(true);
+            throw error;
+          },
+        );
+      };
     },
-    (error: unknown) => {
-      finish(true);
-      throw error;
-    },
-  );
+  });
 }
